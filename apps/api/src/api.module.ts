@@ -1,0 +1,35 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { APP_FILTER, RouterModule } from '@nestjs/core';
+import {
+  AllExceptionsFilter,
+  AppConfig,
+  DatabaseModule,
+  HealthModule,
+  HostComposition,
+  QueueModule,
+  WharfConfigModule,
+  extensionManifest,
+} from '@wharf/core';
+
+/** The HTTP process: core resources, every loaded extension under its namespace, health. */
+@Module({})
+export class ApiModule {
+  static forRoot(config: AppConfig, host: HostComposition): DynamicModule {
+    const routes = host.modules.map((module: Type) => ({
+      path: extensionManifest(module).namespace,
+      module,
+    }));
+    return {
+      module: ApiModule,
+      imports: [
+        WharfConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config.databaseUrl, host.manifests),
+        QueueModule.forRoot(config),
+        HealthModule,
+        ...host.modules,
+        RouterModule.register(routes),
+      ],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+    };
+  }
+}

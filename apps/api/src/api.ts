@@ -1,0 +1,34 @@
+import { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  AppConfig,
+  PinoNestLogger,
+  composeHost,
+  configureHttp,
+  createFastifyAdapter,
+  createLogger,
+} from '@wharf/core';
+import { ApiModule } from './api.module';
+
+export interface ApiOptions {
+  /** Extension modules to load instead of those named by EXTENSIONS (tests). */
+  extensions?: Type[];
+}
+
+/** Builds the api application (not yet listening), shared by main.ts, tests and benchmarks. */
+export async function createApi(
+  config: AppConfig,
+  options: ApiOptions = {},
+): Promise<NestFastifyApplication> {
+  const host = composeHost(config, [], options.extensions);
+  const logger = createLogger('api', config.logLevel);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ApiModule.forRoot(config, host),
+    createFastifyAdapter(logger),
+    { logger: new PinoNestLogger(logger), bufferLogs: false },
+  );
+  configureHttp(app);
+  app.enableShutdownHooks();
+  return app;
+}

@@ -1,0 +1,38 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { AppConfig, redactUrl } from '@wharf/core';
+import { migrate } from './migrate.command';
+
+const DIST_APPS = join(__dirname, '..', '..');
+
+/** One-machine setup: create + migrate the database, then run api and worker as two child processes. */
+export async function start(config: AppConfig): Promise<void> {
+  await migrate(config);
+  const children: ChildProcess[] = [
+    fork(join(DIST_APPS, 'api', 'src', 'main.js'), { stdio: 'inherit' }),
+    fork(join(DIST_APPS, 'worker', 'src', 'main.js'), { stdio: 'inherit' }),
+  ];
+  process.stdout.write(
+    `Wharf is starting: api on http://localhost:${config.port} (health: /health), worker on ${redactUrl(config.redisUrl)}\n`,
+  );
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  await new Promise<void>((resolve) => {
+    let running = children.length;
+    for (const child of children) {
+      child.on('exit', (code) => {
+        if (!stopping && code !== 0) process.exitCode = code ?? 1;
+        stop('SIGTERM');
+        if (--running === 0) resolve();
+      });
+    }
+  });
+}

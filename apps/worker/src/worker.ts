@@ -1,0 +1,15 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppConfig, PinoNestLogger, composeHost, createLogger } from '@wharf/core';
+import { WorkerModule } from './worker.module';
+
+/** A worker is an application context (no HTTP); shutdown hooks close BullMQ workers, draining in-flight jobs. */
+export async function createWorker(config: AppConfig): Promise<INestApplicationContext> {
+  const host = composeHost(config);
+  const logger = createLogger('worker', config.logLevel);
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, host), {
+    logger: new PinoNestLogger(logger),
+  });
+  app.enableShutdownHooks();
+  return app;
+}

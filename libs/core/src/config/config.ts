@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { parseDuration } from './duration';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export interface WebhooksConfig {
+  retrySchedule: number[];
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+  concurrency: number;
+  logRetentionDays: number;
+  autoDisableAfterDays: number;
+  senderAddresses: string[];
+}
+
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  appKey: Buffer;
+  appKeyGenerated: boolean;
+  extensions: string[] | undefined;
+  logLevel: string;
+  rateLimitPerMinute: number;
+  webhooks: WebhooksConfig;
+}
+
+/** A configuration problem, reported at boot as one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? fallback : value.trim();
+}
+
+function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = read(env, name, String(fallback));
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name, String(fallback)).toLowerCase();
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = read(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `is not a URL: "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(
+      name,
+      `must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${raw}"`,
+    );
+  }
+  return raw;
+}
+
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = read(env, name, fallback);
+  try {
+    return raw.split(',').map(parseDuration);
+  } catch (error) {
+    throw new ConfigError(name, `must be a comma list of durations: ${(error as Error).message}`);
+  }
+}
+
+function appKey(env: Env, nodeEnv: NodeEnv, databaseUrl: string): { key: Buffer; generated: boolean } {
+  const raw = env.APP_KEY?.trim();
+  if (!raw) {
+    if (nodeEnv === 'production')
+      throw new ConfigError('APP_KEY', 'is required in production (32 random bytes, base64)');
+    // Stable per database so secrets encrypted in development stay readable across restarts.
+    return {
+      key: createHash('sha256').update(`wharf-development-key:${databaseUrl}`).digest(),
+      generated: true,
+    };
+  }
+  const key = Buffer.from(raw.replace(/^base64:/, ''), 'base64');
+  if (key.length < 32) throw new ConfigError('APP_KEY', 'must be at least 32 bytes, base64-encoded');
+  return { key: key.subarray(0, 32), generated: false };
+}
+
+/** Reads and validates the whole configuration; throws ConfigError on the first bad variable. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = read(env, 'NODE_ENV', 'development') as NodeEnv;
+  if (!['development', 'production', 'test'].includes(nodeEnv)) {
+    throw new ConfigError('NODE_ENV', `must be development, production or test, got "${nodeEnv}"`);
+  }
+  const databaseUrl = url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/wharf', [
+    'postgres:',
+    'postgresql:',
+  ]);
+  const queuePrefix = read(env, 'QUEUE_PREFIX', 'wharf');
+  if (!/^[A-Za-z0-9:_{}.-]{1,64}$/.test(queuePrefix)) {
+    throw new ConfigError(
+      'QUEUE_PREFIX',
+      `may hold only letters, digits and : _ { } . -, got "${queuePrefix}"`,
+    );
+  }
+  const retrySchedule = durations(env, 'WEBHOOKS_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h');
+  const key = appKey(env, nodeEnv, databaseUrl);
+  const extensions = read(env, 'EXTENSIONS', '');
+  const senders = read(env, 'WEBHOOKS_SENDER_ADDRESSES', '');
+  return {
+    nodeEnv,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    queuePrefix,
+    appKey: key.key,
+    appKeyGenerated: key.generated,
+    extensions: extensions
+      ? extensions
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : undefined,
+    logLevel: read(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
+    webhooks: {
+      retrySchedule,
+      timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15000, 1, 600_000),
+      allowPrivateTargets: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', nodeEnv !== 'production'),
+      concurrency: integer(env, 'WEBHOOKS_CONCURRENCY', 50, 1, 1000),
+      logRetentionDays: integer(env, 'WEBHOOKS_LOG_RETENTION_DAYS', 30, 1),
+      autoDisableAfterDays: integer(env, 'WEBHOOKS_AUTO_DISABLE_AFTER_DAYS', 5, 1),
+      senderAddresses: senders ? senders.split(',').map((address) => address.trim()) : [],
+    },
+  };
+}
+
+/** The URL with any password masked, safe to print. */
+export function redactUrl(raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return raw;
+  }
+}

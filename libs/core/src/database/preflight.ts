@@ -1,0 +1,58 @@
+import { Client } from 'pg';
+import { Redis } from 'ioredis';
+import { redactUrl } from '../config/config';
+import { bullConnection } from '../redis/redis';
+
+const HOW_TO_START = 'start it with `docker compose up -d postgres redis` or run a local server';
+
+/** Thrown when a backing service cannot be reached at start; its message is the one line printed. */
+export class ServiceUnavailableAtBoot extends Error {}
+
+function reason(error: unknown): string {
+  const err = error as { code?: string; message?: string };
+  return err.code ?? err.message ?? String(error);
+}
+
+export async function checkPostgres(databaseUrl: string, database = true): Promise<void> {
+  const url = new URL(databaseUrl);
+  if (!database) url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString(), connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    if ((error as { code?: string }).code === '3D000') {
+      throw new ServiceUnavailableAtBoot(
+        `The database of ${redactUrl(databaseUrl)} does not exist: run \`npm run migrate\` (it creates and migrates it).`,
+      );
+    }
+    throw new ServiceUnavailableAtBoot(
+      `Cannot reach PostgreSQL at ${redactUrl(databaseUrl)} (${reason(error)}): ${HOW_TO_START}.`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function checkRedis(redisUrl: string): Promise<void> {
+  const redis = new Redis({
+    ...bullConnection(redisUrl),
+    lazyConnect: true,
+    connectTimeout: 3000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new ServiceUnavailableAtBoot(
+      `Cannot reach Redis at ${redactUrl(redisUrl)} (${reason(error)}): ${HOW_TO_START}.`,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,52 @@
+import { ModuleMetadata, Type } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Module } from '@nestjs/common';
+
+/** A custom domain event an extension can emit, listed in the webhook event catalog. */
+export interface EventDeclaration {
+  name: string;
+  description: string;
+  example?: Record<string, unknown>;
+}
+
+export interface ExtensionManifest {
+  /** Package-style name, also the first path segment: `inventory` → `/inventory/int/v1/...`. */
+  name: string;
+  /** Route prefix shared by the extension's resources; defaults to `<name>/int/v1`. */
+  namespace?: string;
+  entities: Type[];
+  migrations?: Type[];
+  controllers?: Type[];
+  providers?: ModuleMetadata['providers'];
+  imports?: ModuleMetadata['imports'];
+  exports?: ModuleMetadata['exports'];
+  events?: EventDeclaration[];
+}
+
+const MANIFEST = Symbol('wharf:extension');
+
+/**
+ * Declares a Nest module as a Wharf extension (like Vendure's `@VendurePlugin`): the class becomes a module
+ * with the extension's controllers and repositories, and carries its manifest for the host to read.
+ */
+export function Extension(manifest: ExtensionManifest): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(MANIFEST, { namespace: `${manifest.name}/int/v1`, ...manifest }, target);
+    Module({
+      imports: [TypeOrmModule.forFeature(manifest.entities), ...(manifest.imports ?? [])],
+      controllers: manifest.controllers ?? [],
+      providers: manifest.providers ?? [],
+      exports: manifest.exports ?? [],
+    })(target);
+  };
+}
+
+export function extensionManifest(
+  target: unknown,
+): Required<Pick<ExtensionManifest, 'namespace'>> & ExtensionManifest {
+  return Reflect.getMetadata(MANIFEST, target as object);
+}
+
+export function isExtension(target: unknown): target is Type {
+  return typeof target === 'function' && Reflect.hasMetadata(MANIFEST, target);
+}

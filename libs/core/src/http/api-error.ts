@@ -1,0 +1,58 @@
+import { HttpException } from '@nestjs/common';
+
+/** A JSON:API error object (DESIGN.md 3), which Ember Data maps onto record errors. */
+export interface ErrorObject {
+  status: string;
+  code: string;
+  title: string;
+  detail: string;
+  source?: { pointer?: string; parameter?: string };
+  meta?: Record<string, unknown>;
+}
+
+export const ERROR_TITLES: Record<number, [code: string, title: string]> = {
+  400: ['bad_request', 'Bad request'],
+  401: ['unauthorized', 'Unauthorized'],
+  403: ['forbidden', 'Forbidden'],
+  404: ['not_found', 'Not found'],
+  405: ['method_not_allowed', 'Method not allowed'],
+  409: ['conflict', 'Conflict'],
+  413: ['payload_too_large', 'Payload too large'],
+  415: ['unsupported_media_type', 'Unsupported media type'],
+  422: ['invalid', 'Unprocessable entity'],
+  429: ['rate_limited', 'Too many requests'],
+  500: ['internal_error', 'Internal server error'],
+  503: ['unavailable', 'Service unavailable'],
+};
+
+export function errorObject(status: number, detail: string, extra: Partial<ErrorObject> = {}): ErrorObject {
+  const [code, title] = ERROR_TITLES[status] ?? [status >= 500 ? 'internal_error' : 'bad_request', 'Error'];
+  return { status: String(status), code, title, detail, ...extra };
+}
+
+/** An HTTP error carrying one or more JSON:API error objects. */
+export class ApiError extends HttpException {
+  constructor(
+    status: number,
+    readonly errors: ErrorObject[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super({ errors }, status);
+  }
+
+  static of(status: number, detail: string, extra: Partial<ErrorObject> = {}): ApiError {
+    return new ApiError(status, [errorObject(status, detail, extra)]);
+  }
+
+  static badParameter(parameter: string, detail: string): ApiError {
+    return ApiError.of(400, detail, { source: { parameter } });
+  }
+
+  static notFound(detail = 'The requested resource does not exist.'): ApiError {
+    return ApiError.of(404, detail);
+  }
+
+  static invalid(pointer: string, detail: string): ApiError {
+    return ApiError.of(422, detail, { source: { pointer } });
+  }
+}

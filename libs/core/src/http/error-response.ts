@@ -1,0 +1,83 @@
+import { HttpException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { ApiError, ErrorObject, errorObject } from './api-error';
+
+export interface ErrorResponse {
+  status: number;
+  body: { errors: ErrorObject[] };
+  headers: Record<string, string>;
+  /** Only for unexpected errors: logged with the stack, never sent. */
+  unexpected?: unknown;
+}
+
+function fromDatabase(
+  error: QueryFailedError & { code?: string; column?: string; detail?: string },
+): ErrorResponse | undefined {
+  switch (error.code) {
+    case '23505':
+      return single(409, 'A record with the same unique value already exists.');
+    case '23503':
+      return single(422, 'The record refers to a record that does not exist.');
+    case '23502':
+      return single(422, `${error.column ?? 'A required field'} is required.`);
+    case '22001':
+      return single(422, 'A value is too long.');
+    case '22P02':
+    case '22003':
+    case '22007':
+    case '22008':
+      return single(400, 'A value has the wrong format.');
+    default:
+      return undefined;
+  }
+}
+
+function single(status: number, detail: string): ErrorResponse {
+  return { status, body: { errors: [errorObject(status, detail)] }, headers: {} };
+}
+
+/** Maps anything thrown while handling a request to the error format of DESIGN.md 3. */
+export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
+  if (error instanceof ApiError) {
+    return { status: error.getStatus(), body: { errors: error.errors }, headers: error.headers };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const response = error.getResponse();
+    const message =
+      typeof response === 'object' && response && 'message' in response
+        ? ([] as string[]).concat((response as { message: string | string[] }).message).join('; ')
+        : error.message;
+    if (status >= 500) return internal(error, requestId);
+    return single(
+      status,
+      status === 404 && /^Cannot /.test(message) ? `${message.replace(/^Cannot /, 'No route ')}.` : message,
+    );
+  }
+  if (error instanceof QueryFailedError) {
+    const mapped = fromDatabase(error as QueryFailedError & { code?: string });
+    if (mapped) return mapped;
+  }
+  const fastify = error as { statusCode?: number; message?: string };
+  if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
+    return single(fastify.statusCode, fastify.message ?? 'Bad request.');
+  }
+  return internal(error, requestId);
+}
+
+function internal(error: unknown, requestId: string): ErrorResponse {
+  return {
+    status: 500,
+    body: {
+      errors: [
+        errorObject(
+          500,
+          `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
+          { meta: { request_id: requestId } },
+        ),
+      ],
+    },
+    headers: {},
+    unexpected: error,
+  };
+}

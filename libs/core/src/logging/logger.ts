@@ -1,0 +1,55 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/** Structured JSON logs; credentials are redacted wherever they might appear. */
+export function createLogger(service: string, level: string): Logger {
+  return pino({
+    level,
+    base: { service },
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        '*.secret',
+        '*.api_key',
+        'secret',
+        'api_key',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Routes Nest's own log calls (bootstrap, exceptions) into the same pino stream. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    params: unknown[],
+  ) {
+    const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
+    if (message && typeof message === 'object') this.logger[level]({ context, ...message });
+    else this.logger[level]({ context, extra: params.length ? params : undefined }, String(message));
+  }
+
+  log(message: unknown, ...params: unknown[]) {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]) {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]) {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]) {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]) {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]) {
+    this.write('fatal', message, params);
+  }
+}

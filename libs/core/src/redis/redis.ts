@@ -1,0 +1,27 @@
+import { Redis, RedisOptions } from 'ioredis';
+
+/** ioredis options for BullMQ from REDIS_URL (BullMQ workers need maxRetriesPerRequest: null). */
+export function bullConnection(redisUrl: string): RedisOptions {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port || 6379),
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** A client that fails fast instead of queueing commands while Redis is away (health checks, preflight). */
+export function createFailFastRedis(redisUrl: string, connectTimeout = 2000): Redis {
+  return new Redis({
+    ...bullConnection(redisUrl),
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout,
+    lazyConnect: true,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+}

@@ -1,0 +1,226 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Body, Controller, Post } from '@nestjs/common';
+import { Extension, dropDatabase } from '@wharf/core';
+import { Redis } from 'ioredis';
+import { eventually, http } from './support/http';
+import { CLI, assertBuilt, runNode } from './support/processes';
+import { BASE_DATABASE_URL, REDIS_URL, TestApi, startApi, testConfig } from './support/test-app';
+
+@Controller('echo')
+class EchoController {
+  @Post()
+  echo(@Body() body: unknown) {
+    return { echo: body };
+  }
+}
+
+@Extension({ name: 'echo', entities: [], controllers: [EchoController] })
+class EchoExtension {}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function expectErrorFormat(body: any, status: number) {
+  expect(body).toEqual({
+    errors: [
+      expect.objectContaining({
+        status: String(status),
+        code: expect.any(String),
+        title: expect.any(String),
+        detail: expect.any(String),
+      }),
+    ],
+  });
+}
+
+describe('foundation: HTTP conventions', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi({ extensions: [EchoExtension] });
+  });
+  afterAll(() => api.close());
+
+  it('GET /health is 200 with both checks up, without auth', async () => {
+    const res = await http(api.url, 'GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
+  });
+
+  it('an unknown route is a 404 in the error format, with an x-request-id header', async () => {
+    const res = await http(api.url, 'GET', '/no/such/route');
+    expect(res.status).toBe(404);
+    expectErrorFormat(res.body, 404);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('echoes a well-formed client request id', async () => {
+    const res = await http(api.url, 'GET', '/health', { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(res.headers.get('x-request-id')).toBe('trace-abc.123');
+  });
+
+  it('accepts JSON on the extension namespace route', async () => {
+    const res = await http(api.url, 'POST', '/echo/int/v1/echo', { body: { a: 1 } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ echo: { a: 1 } });
+  });
+
+  it('malformed JSON is a 400', async () => {
+    const res = await http(api.url, 'POST', '/echo/int/v1/echo', {
+      raw: '{"a": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expectErrorFormat(res.body, 400);
+  });
+
+  it('a non-JSON content type is a 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await http(api.url, 'POST', '/echo/int/v1/echo', {
+        raw: 'a=1',
+        headers: { 'content-type': type },
+      });
+      expect(res.status).toBe(415);
+      expectErrorFormat(res.body, 415);
+    }
+  });
+
+  it('a 2 MiB body is a 413', async () => {
+    const big = JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) });
+    const res = await http(api.url, 'POST', '/echo/int/v1/echo', {
+      raw: big,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expectErrorFormat(res.body, 413);
+  });
+});
+
+describe('foundation: health reports a Redis outage', () => {
+  it('answers 503 naming redis when its Redis stops, 200 before', async () => {
+    const port = await freePort();
+    const redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    let api: TestApi | undefined;
+    try {
+      await eventually(async () => {
+        const client = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => null });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          return (await client.ping()) === 'PONG';
+        } finally {
+          client.disconnect();
+        }
+      }, 5000);
+      api = await startApi({ env: { REDIS_URL: redisUrl } });
+      const url = api.url;
+      await eventually(async () => (await http(url, 'GET', '/health')).status === 200);
+      redis.kill('SIGKILL');
+      const down = await eventually(async () => {
+        const res = await http(url, 'GET', '/health');
+        return res.status === 503 ? res : undefined;
+      });
+      expect(down.body).toEqual({ status: 'error', checks: { database: 'up', redis: 'down' } });
+    } finally {
+      redis.kill('SIGKILL');
+      // Its Redis is gone, so only the database needs dropping.
+      await api?.close({ keepData: true });
+      if (api) await dropDatabase(api.config.databaseUrl);
+    }
+  });
+});
+
+describe('foundation: processes', () => {
+  beforeAll(assertBuilt);
+
+  it('`start` with Redis unreachable exits non-zero within 10 s with one line naming the URL', async () => {
+    const config = testConfig();
+    const run = runNode(CLI, ['start'], {
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL: 'redis://127.0.0.1:1',
+      NODE_ENV: 'test',
+    });
+    const { code, ms } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(ms).toBeLessThan(10_000);
+    const lines = run.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /Cannot reach Redis at redis:\/\/127\.0\.0\.1:1.*docker compose up -d postgres redis/,
+    );
+  });
+
+  it('`start` with PostgreSQL unreachable exits non-zero with one line naming the URL', async () => {
+    const run = runNode(CLI, ['start'], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/wharf',
+      REDIS_URL,
+      NODE_ENV: 'test',
+    });
+    const { code } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(run.output().trim().split('\n')).toEqual([
+      expect.stringMatching(/Cannot reach PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/wharf/),
+    ]);
+  });
+
+  it('a bad variable is one line naming it', async () => {
+    const run = runNode(CLI, ['start'], { PORT: 'eighty' });
+    const { code } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(run.output().trim()).toBe(
+      'wharf: Invalid configuration: PORT must be a whole number from 0 to 65535, got "eighty"',
+    );
+  });
+
+  it('`start` creates and migrates the database, serves /health and runs the worker; SIGTERM stops both', async () => {
+    const config = testConfig();
+    const port = await freePort();
+    const run = runNode(CLI, ['start'], {
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: config.queuePrefix,
+      PORT: String(port),
+      NODE_ENV: 'development',
+    });
+    try {
+      const health = await eventually(async () => {
+        const res = await http(`http://127.0.0.1:${port}`, 'GET', '/health').catch(() => undefined);
+        return res?.status === 200 ? res : undefined;
+      }, 30_000);
+      expect(health.body.checks).toEqual({ database: 'up', redis: 'up' });
+      await eventually(async () => run.output().includes('Wharf worker ready'), 10_000);
+      expect(run.output()).toContain('Created database');
+      run.child.kill('SIGTERM');
+      const { code } = await run.exited;
+      expect(code).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+      await dropDatabase(config.databaseUrl);
+    }
+  }, 60_000);
+});
+
+describe('test isolation', () => {
+  it('uses a unique database and queue prefix per suite', () => {
+    const a = testConfig();
+    const b = testConfig();
+    expect(a.databaseUrl).not.toBe(b.databaseUrl);
+    expect(a.queuePrefix).not.toBe(b.queuePrefix);
+    expect(new URL(a.databaseUrl).host).toBe(new URL(BASE_DATABASE_URL).host);
+  });
+});

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApi } from '@wharf/api';
+import { AppConfig, composeHost, dropDatabase, ensureDatabase, loadConfig, runMigrations } from '@wharf/core';
+import { Redis } from 'ioredis';
+
+export const BASE_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A configuration with its own database and queue prefix, so suites never share state. */
+export function testConfig(env: Record<string, string> = {}): AppConfig {
+  const id = `${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const database = new URL(BASE_DATABASE_URL);
+  database.pathname = `/wharf_test_${id}`;
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: database.toString(),
+    REDIS_URL,
+    QUEUE_PREFIX: `wharf-test-${id}`,
+    PORT: '0',
+    ...env,
+  });
+}
+
+export async function prepareDatabase(config: AppConfig, extensions?: Type[]): Promise<void> {
+  await ensureDatabase(config.databaseUrl);
+  await runMigrations(config.databaseUrl, composeHost(config, [], extensions).manifests);
+}
+
+export async function deleteQueueKeys(config: AppConfig): Promise<void> {
+  const redis = new Redis(config.redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.queuePrefix}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export interface TestApi {
+  config: AppConfig;
+  app: NestFastifyApplication;
+  url: string;
+  /** Stops the api; drops the database and queue keys unless `keepData`. */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** Boots the real api (Fastify, PostgreSQL, Redis) on a free port against a fresh, migrated database. */
+export async function startApi(
+  options: { config?: AppConfig; env?: Record<string, string>; extensions?: Type[] } = {},
+): Promise<TestApi> {
+  const config = options.config ?? testConfig(options.env);
+  await prepareDatabase(config, options.extensions);
+  const app = await createApi(config, { extensions: options.extensions });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address() as { port: number };
+  return {
+    config,
+    app,
+    url: `http://127.0.0.1:${address.port}`,
+    async close({ keepData = false } = {}) {
+      await app.close();
+      if (!keepData) {
+        await dropDatabase(config.databaseUrl);
+        await deleteQueueKeys(config);
+      }
+    },
+  };
+}
