@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Body, Controller, Post } from '@nestjs/common';
-import { Extension, dropDatabase } from '@wharf/core';
+import { Extension, Public, dropDatabase } from '@wharf/core';
 import { Redis } from 'ioredis';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
 import { BASE_DATABASE_URL, REDIS_URL, TestApi, startApi, testConfig } from './support/test-app';
 
+@Public()
 @Controller('echo')
 class EchoController {
   @Post()

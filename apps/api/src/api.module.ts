@@ -3,10 +3,12 @@ import { APP_FILTER, RouterModule } from '@nestjs/core';
 import {
   AllExceptionsFilter,
   AppConfig,
+  AuthModule,
   DatabaseModule,
   HealthModule,
   HostComposition,
   QueueModule,
+  ResourcesModule,
   WharfConfigModule,
   extensionManifest,
 } from '@wharf/core';
@@ -26,6 +28,8 @@ export class ApiModule {
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
         QueueModule.forRoot(config),
         HealthModule,
+        AuthModule,
+        ResourcesModule,
         ...host.modules,
         RouterModule.register(routes),
       ],

@@ -1,23 +1,38 @@
 import 'reflect-metadata';
 import { loadConfig, runMain } from '@wharf/core';
+import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
 import { parseArgs } from './args';
 import { migrate } from './migrate.command';
 import { start } from './start.command';
 
 const USAGE = `usage: wharf <command>
-  start      create + migrate the database, then run api and worker
-  migrate    create the database if needed and run pending migrations`;
+  start                                         create + migrate the database, then run api and worker
+  migrate                                       create the database if needed and run pending migrations
+  companies:create --name N [--json]            create a company and its first API key
+  api-keys:create --company UUID [--name N] [--json]
+  api-keys:revoke UUID`;
+
+const COMMANDS = {
+  start,
+  migrate,
+  'companies:create': createCompany,
+  'api-keys:create': createApiKey,
+  'api-keys:revoke': revokeApiKey,
+} as const;
 
 runMain(async () => {
   const args = parseArgs(process.argv.slice(2));
-  const config = loadConfig();
-  switch (args.command) {
-    case 'start':
-      return start(config);
-    case 'migrate':
-      return migrate(config);
-    default:
-      process.stderr.write(`${USAGE}\n`);
-      process.exitCode = args.command ? 2 : 0;
+  const command = COMMANDS[args.command as keyof typeof COMMANDS];
+  if (!command) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = args.command ? 2 : 0;
+    return;
+  }
+  try {
+    await command(loadConfig(), args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`wharf: ${error.message}\n`);
+    process.exitCode = 2;
   }
 });

@@ -1,10 +1,9 @@
 import { AppConfig, composeHost, ensureDatabase, preflight, redactUrl, runMigrations } from '@wharf/core';
 
 /** Creates the database when missing and applies every pending migration of core, libraries and extensions. */
-export async function migrate(
-  config: AppConfig,
-  log = (line: string) => process.stdout.write(`${line}\n`),
-): Promise<void> {
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+export async function migrate(config: AppConfig): Promise<void> {
   await preflight(config, { databaseMustExist: false });
   if (await ensureDatabase(config.databaseUrl)) log(`Created database ${redactUrl(config.databaseUrl)}`);
   const applied = await runMigrations(config.databaseUrl, composeHost(config).manifests);

@@ -1,6 +1,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { AppConfig, redactUrl } from '@wharf/core';
+import { seedDemoCompany } from './accounts.command';
 import { migrate } from './migrate.command';
 
 const DIST_APPS = join(__dirname, '..', '..');
@@ -8,6 +9,7 @@ const DIST_APPS = join(__dirname, '..', '..');
 /** One-machine setup: create + migrate the database, then run api and worker as two child processes. */
 export async function start(config: AppConfig): Promise<void> {
   await migrate(config);
+  await seedDemoCompany(config);
   const children: ChildProcess[] = [
     fork(join(DIST_APPS, 'api', 'src', 'main.js'), { stdio: 'inherit' }),
     fork(join(DIST_APPS, 'worker', 'src', 'main.js'), { stdio: 'inherit' }),

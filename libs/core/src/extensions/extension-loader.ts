@@ -25,17 +25,17 @@ function localExtensionNames(): string[] {
 function requireExtension(specifier: string): Type {
   const local = specifier.replace(/^@wharf\//, '');
   const localPath = join(LOCAL_EXTENSIONS_DIR, local, 'src');
-  let exports: Record<string, unknown>;
+  let loaded: Record<string, unknown>;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    exports = require(/^[a-z0-9-]+$/.test(local) && existsSync(localPath) ? localPath : specifier);
+    loaded = require(/^[a-z0-9-]+$/.test(local) && existsSync(localPath) ? localPath : specifier);
   } catch (error) {
     throw new ConfigError(
       'EXTENSIONS',
       `names "${specifier}", which cannot be loaded: ${(error as Error).message.split('\n')[0]}`,
     );
   }
-  const found = Object.values(exports).find(isExtension);
+  const found = Object.values(loaded).find(isExtension);
   if (!found)
     throw new ConfigError('EXTENSIONS', `names "${specifier}", which exports no @Extension() module`);
   return found;

@@ -1,7 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { Public } from '../auth/public.decorator';
 import type { FastifyReply } from 'fastify';
 import { HealthService } from './health.service';
 
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(private readonly health: HealthService) {}

@@ -1,10 +1,18 @@
+import { ApiKey } from '../auth/api-key.entity';
+import { ApiKeysController } from '../auth/api-keys.controller';
+import { Company } from '../auth/company.entity';
 import { Extension } from '../extensions/extension.decorator';
+import { LocationController } from '../locations/location.controller';
+import { Location } from '../locations/location.entity';
+import { CreateCompaniesAndApiKeys1700000000000 } from '../migrations/1700000000000-create-companies-and-api-keys';
+import { CreateLocations1700000000001 } from '../migrations/1700000000001-create-locations';
 
-/** The core's own resources, declared like any extension but mounted at `/int/v1`. */
+/** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
   name: 'core',
   namespace: 'int/v1',
-  entities: [],
-  migrations: [],
+  entities: [Company, ApiKey, Location],
+  migrations: [CreateCompaniesAndApiKeys1700000000000, CreateLocations1700000000001],
+  controllers: [LocationController, ApiKeysController],
 })
 export class CoreExtension {}

@@ -1,0 +1,74 @@
+import { AccountsService, AppConfig, composeHost, dataSourceOptions, preflight } from '@wharf/core';
+import { DataSource } from 'typeorm';
+import { ParsedArgs } from './args';
+
+export class UsageError extends Error {}
+
+async function withAccounts<T>(
+  config: AppConfig,
+  work: (accounts: AccountsService) => Promise<T>,
+): Promise<T> {
+  await preflight(config);
+  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeHost(config).manifests));
+  await dataSource.initialize();
+  try {
+    return await work(new AccountsService(dataSource));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+function text(args: ParsedArgs, name: string): string | undefined {
+  const value = args.options[name];
+  if (value === true) throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+/** `companies:create --name N [--json]`: a company and its first API key (shown once). */
+export async function createCompany(config: AppConfig, args: ParsedArgs): Promise<void> {
+  const name = text(args, 'name');
+  if (!name) throw new UsageError('companies:create needs --name "<company name>"');
+  const created = await withAccounts(config, (accounts) => accounts.createCompany(name));
+  if (args.options.json) print(created);
+  else
+    process.stdout.write(
+      `Company ${created.company.name} (${created.company.uuid})\nAPI key (shown once): ${created.api_key}\n`,
+    );
+}
+
+/** `api-keys:create --company UUID [--name N] [--json]` */
+export async function createApiKey(config: AppConfig, args: ParsedArgs): Promise<void> {
+  const company = text(args, 'company');
+  if (!company) throw new UsageError('api-keys:create needs --company <uuid>');
+  const created = await withAccounts(config, async (accounts) => {
+    if (!(await accounts.companyExists(company))) throw new UsageError(`No company with uuid ${company}`);
+    return accounts.createApiKey(company, text(args, 'name') ?? null);
+  });
+  if (args.options.json) print({ api_key: created.key, uuid: created.uuid });
+  else process.stdout.write(`API key ${created.uuid} (shown once): ${created.key}\n`);
+}
+
+/** `api-keys:revoke UUID` */
+export async function revokeApiKey(config: AppConfig, args: ParsedArgs): Promise<void> {
+  const uuid = args.positional[0];
+  if (!uuid) throw new UsageError('api-keys:revoke needs the key uuid');
+  const revoked = await withAccounts(config, (accounts) => accounts.revokeApiKey(uuid));
+  if (!revoked) throw new UsageError(`No API key with uuid ${uuid}`);
+  if (args.options.json) print({ uuid: revoked.uuid, revoked_at: revoked.revoked_at });
+  else process.stdout.write(`Revoked API key ${revoked.uuid}\n`);
+}
+
+/** In development, an empty database gets a demo company and a key printed once, so `curl` works at once. */
+export async function seedDemoCompany(config: AppConfig): Promise<void> {
+  if (config.nodeEnv !== 'development') return;
+  await withAccounts(config, async (accounts) => {
+    if ((await accounts.countCompanies()) > 0) return;
+    const { company, api_key } = await accounts.createCompany('Demo Company');
+    process.stdout.write(
+      `Created a demo company "${company.name}" (${company.uuid}). Its API key, shown only now:\n\n  ${api_key}\n\n` +
+        `  curl -H "Authorization: Bearer ${api_key}" http://localhost:${config.port}/inventory/int/v1/warehouses\n\n`,
+    );
+  });
+}

@@ -1,0 +1,4 @@
+import { Resource } from '@wharf/core';
+
+@Resource('warehouse-dock')
+export class WarehouseDockController {}

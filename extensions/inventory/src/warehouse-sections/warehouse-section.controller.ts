@@ -1,0 +1,4 @@
+import { Resource } from '@wharf/core';
+
+@Resource('warehouse-section')
+export class WarehouseSectionController {}

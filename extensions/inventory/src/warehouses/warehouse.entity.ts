@@ -1,0 +1,26 @@
+import { BaseResource, BelongsTo, HasMany, Location, ResourceModel } from '@wharf/core';
+import { Column, Entity } from 'typeorm';
+import { WarehouseDock } from '../warehouse-docks/warehouse-dock.entity';
+import { WarehouseSection } from '../warehouse-sections/warehouse-section.entity';
+import { WarehouseDto } from './warehouse.dto';
+
+@Entity('warehouses')
+@ResourceModel('warehouse', {
+  dto: WarehouseDto,
+  searchable: ['name'],
+  embed: ['location', 'sections', 'docks'],
+})
+export class Warehouse extends BaseResource {
+  @Column({ type: 'uuid', nullable: true }) location_uuid: string | null;
+  @Column('varchar') name: string;
+  @Column('varchar') address: string;
+  @Column('varchar') city: string;
+  @Column('varchar') state: string;
+  @Column('varchar') zip: string;
+  @Column('integer') capacity: number;
+  @Column({ type: 'boolean', default: false }) is_primary: boolean;
+
+  @BelongsTo(() => Location) location: Location;
+  @HasMany(() => WarehouseSection, 'warehouse') sections: WarehouseSection[];
+  @HasMany(() => WarehouseDock, 'warehouse') docks: WarehouseDock[];
+}

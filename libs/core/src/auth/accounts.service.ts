@@ -1,0 +1,115 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
+
+export interface ApiKeySummary {
+  uuid: string;
+  name: string | null;
+  prefix: string;
+  last_four: string;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+export interface Caller {
+  companyUuid: string;
+  apiKeyUuid: string;
+}
+
+const SUMMARY = 'uuid, name, prefix, last_four, last_used_at, revoked_at, created_at';
+const CACHE_MS = 5_000;
+const LAST_USED_EVERY_MS = 60_000;
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** Companies and their API keys: used by the CLI, the key management routes and the auth guard. */
+export class AccountsService {
+  private readonly cache = new Map<string, { caller: Caller; until: number }>();
+  private readonly lastUsedWrites = new Map<string, number>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async createCompany(name: string): Promise<{ company: { uuid: string; name: string }; api_key: string }> {
+    return this.dataSource.transaction(async (manager) => {
+      const [company] = await manager.query(
+        'INSERT INTO companies (uuid, name) VALUES (gen_random_uuid(), $1) RETURNING uuid, name',
+        [name],
+      );
+      const key = generateApiKey();
+      await manager.query(
+        'INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5)',
+        [company.uuid, 'default', API_KEY_PREFIX, key.slice(-4), hashApiKey(key)],
+      );
+      return { company: { uuid: company.uuid, name: company.name }, api_key: key };
+    });
+  }
+
+  async companyExists(uuid: string): Promise<boolean> {
+    if (!/^[0-9a-f-]{36}$/i.test(uuid)) return false;
+    return (await this.dataSource.query('SELECT 1 FROM companies WHERE uuid = $1', [uuid])).length > 0;
+  }
+
+  async countCompanies(): Promise<number> {
+    const [row] = await this.dataSource.query('SELECT count(*)::int AS n FROM companies');
+    return row.n;
+  }
+
+  async createApiKey(companyUuid: string, name: string | null): Promise<ApiKeySummary & { key: string }> {
+    const key = generateApiKey();
+    const [row] = await this.dataSource.query(
+      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING ${SUMMARY}`,
+      [companyUuid, name, API_KEY_PREFIX, key.slice(-4), hashApiKey(key)],
+    );
+    return { ...row, key };
+  }
+
+  async listApiKeys(companyUuid: string): Promise<ApiKeySummary[]> {
+    return this.dataSource.query(
+      `SELECT ${SUMMARY} FROM api_keys WHERE company_uuid = $1 ORDER BY created_at, id`,
+      [companyUuid],
+    );
+  }
+
+  /** Revokes a key (of the company, when given); returns it, or undefined when there is no such key. */
+  async revokeApiKey(uuid: string, companyUuid?: string): Promise<ApiKeySummary | undefined> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) return undefined;
+    const [[row]] = await this.dataSource.query(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()), updated_at = now()
+       WHERE uuid = $1 ${companyUuid ? 'AND company_uuid = $2' : ''} RETURNING ${SUMMARY}, key_hash`,
+      companyUuid ? [uuid, companyUuid] : [uuid],
+    );
+    if (!row) return undefined;
+    this.cache.delete(row.key_hash);
+    delete row.key_hash;
+    return row;
+  }
+
+  /** The caller behind a key, or undefined. Malformed keys never reach the database. */
+  async authenticate(key: string): Promise<Caller | undefined> {
+    if (!isWellFormedApiKey(key)) return undefined;
+    const hash = hashApiKey(key);
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > Date.now()) return cached.caller;
+    const [row] = await this.dataSource.query(
+      'SELECT uuid, company_uuid, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      [hash],
+    );
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
+    const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid };
+    this.cache.set(hash, { caller, until: Date.now() + CACHE_MS });
+    this.touch(caller.apiKeyUuid);
+    return caller;
+  }
+
+  /** Records last_used_at at most once a minute per key, off the request path. */
+  private touch(apiKeyUuid: string): void {
+    const now = Date.now();
+    if (now - (this.lastUsedWrites.get(apiKeyUuid) ?? 0) < LAST_USED_EVERY_MS) return;
+    this.lastUsedWrites.set(apiKeyUuid, now);
+    this.dataSource
+      .query('UPDATE api_keys SET last_used_at = now() WHERE uuid = $1', [apiKeyUuid])
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,4 @@
+import { Resource } from '../resources/resource.decorator';
+
+@Resource('location')
+export class LocationController {}

@@ -1,0 +1,17 @@
+import { Column, Entity } from 'typeorm';
+import { BaseResource } from '../resources/base-resource.entity';
+import { ResourceModel } from '../resources/resource-model.decorator';
+import { LocationDto } from './location.dto';
+
+@Entity('locations')
+@ResourceModel('location', { dto: LocationDto, searchable: ['name', 'city'] })
+export class Location extends BaseResource {
+  @Column('varchar') name: string;
+  @Column('varchar', { nullable: true }) street: string | null;
+  @Column('varchar', { nullable: true }) city: string | null;
+  @Column('varchar', { nullable: true }) state: string | null;
+  @Column('varchar', { nullable: true }) zip: string | null;
+  @Column('varchar', { nullable: true }) country: string | null;
+  @Column('double precision', { nullable: true }) latitude: number | null;
+  @Column('double precision', { nullable: true }) longitude: number | null;
+}

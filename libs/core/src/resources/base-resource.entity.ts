@@ -1,0 +1,23 @@
+import { Column, CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/**
+ * Columns every resource has (SPEC 2.2). Property names are the column names and the JSON names:
+ * records go from PostgreSQL to the wire without a mapping layer. `id` is internal and never serialised.
+ */
+export abstract class BaseResource {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'uuid', unique: true, nullable: true })
+  uuid: string;
+
+  @Index()
+  @Column({ type: 'uuid', nullable: true })
+  company_uuid: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updated_at: Date;
+}

@@ -1,0 +1,127 @@
+import { Type } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { ValidationError, validateSync } from 'class-validator';
+import { ApiError, ErrorObject, errorObject } from '../http/api-error';
+import { EmbedInfo, ResourceDefinition } from './resource-definition';
+
+/** Fields a client may echo back from a read; they are ignored on write (company_uuid comes from the key). */
+export const READ_ONLY_FIELDS = ['id', 'uuid', 'company_uuid', 'created_at', 'updated_at'];
+
+export interface NestedItem {
+  uuid?: string;
+  values: Record<string, unknown>;
+  pointer: string;
+}
+
+export interface WriteInput {
+  values: Record<string, unknown>;
+  toOne: Map<EmbedInfo, NestedItem | null>;
+  toMany: Map<EmbedInfo, NestedItem[]>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function flatten(errors: ValidationError[], pointer: string, out: ErrorObject[], resource: string): void {
+  for (const error of errors) {
+    const at = `${pointer}/${error.property}`;
+    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+      const detail =
+        constraint === 'whitelistValidation'
+          ? `${error.property} is not a field of ${resource}.`
+          : `${message}.`;
+      out.push(errorObject(422, detail, { source: { pointer: at } }));
+    }
+    if (error.children?.length) flatten(error.children, at, out, resource);
+  }
+}
+
+/** Validates `data` against a class-validator DTO (whitelist, unknown fields rejected) and returns the errors. */
+export function validateDto(
+  dto: Type,
+  data: Record<string, unknown>,
+  partial: boolean,
+  pointer: string,
+  resource: string,
+) {
+  const errors: ErrorObject[] = [];
+  const instance = plainToInstance(dto, data);
+  flatten(
+    validateSync(instance as object, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      skipMissingProperties: partial,
+    }),
+    pointer,
+    errors,
+    resource,
+  );
+  return errors;
+}
+
+function withoutReadOnly(data: Record<string, unknown>, alsoDrop: string[] = []): Record<string, unknown> {
+  const copy = { ...data };
+  for (const field of [...READ_ONLY_FIELDS, ...alsoDrop]) delete copy[field];
+  return copy;
+}
+
+function nested(
+  embed: EmbedInfo,
+  raw: unknown,
+  pointer: string,
+  partialWithoutUuid: boolean,
+  errors: ErrorObject[],
+): NestedItem | null {
+  const target = embed.target();
+  if (!isObject(raw)) {
+    errors.push(errorObject(422, `${embed.property} must be an object.`, { source: { pointer } }));
+    return null;
+  }
+  const uuid = typeof raw.uuid === 'string' ? raw.uuid : undefined;
+  const values = withoutReadOnly(raw, embed.kind === 'many' ? [embed.column] : []);
+  errors.push(
+    ...validateDto(target.dto, values, uuid !== undefined || partialWithoutUuid, pointer, target.name),
+  );
+  return { uuid, values, pointer };
+}
+
+/**
+ * Reads a create/update body: `{"<resource>": {...}}` or the flat object. Read-only fields are dropped,
+ * embedded relationships are split off and validated with their own resource's DTO. Throws one 422 with
+ * every problem found.
+ */
+export function readWriteBody(def: ResourceDefinition, body: unknown, partial: boolean): WriteInput {
+  const root = `/${def.keys.singular}`;
+  let data = body;
+  if (isObject(data) && Object.keys(data).length === 1 && isObject(data[def.keys.singular])) {
+    data = data[def.keys.singular];
+  }
+  if (!isObject(data))
+    throw ApiError.invalid(root, `The body must be a JSON object (optionally under "${def.keys.singular}").`);
+
+  const errors: ErrorObject[] = [];
+  const own = withoutReadOnly(data);
+  const toOne = new Map<EmbedInfo, NestedItem | null>();
+  const toMany = new Map<EmbedInfo, NestedItem[]>();
+  for (const embed of def.embeds) {
+    if (!(embed.property in own)) continue;
+    const raw = own[embed.property];
+    delete own[embed.property];
+    const pointer = `${root}/${embed.property}`;
+    if (embed.kind === 'one') {
+      toOne.set(embed, raw === null ? null : nested(embed, raw, pointer, false, errors));
+    } else if (!Array.isArray(raw)) {
+      errors.push(errorObject(422, `${embed.property} must be an array.`, { source: { pointer } }));
+    } else {
+      toMany.set(
+        embed,
+        raw
+          .map((item, index) => nested(embed, item, `${pointer}/${index}`, false, errors))
+          .filter((item) => item !== null),
+      );
+    }
+  }
+  errors.unshift(...validateDto(def.dto, own, partial, root, def.name));
+  if (errors.length) throw new ApiError(422, errors);
+  return { values: own, toOne, toMany };
+}

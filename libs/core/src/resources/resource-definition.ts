@@ -1,0 +1,45 @@
+import { Type } from '@nestjs/common';
+
+export type ColumnKind = 'integer' | 'number' | 'boolean' | 'uuid' | 'timestamp' | 'string' | 'json';
+
+export interface ColumnInfo {
+  name: string;
+  kind: ColumnKind;
+  /** Allowed values of an enum column. */
+  enum?: string[];
+}
+
+export interface EmbedInfo {
+  property: string;
+  kind: 'one' | 'many';
+  /** one: the local `<property>_uuid` column; many: the child's column pointing back at our uuid. */
+  column: string;
+  target: () => ResourceDefinition;
+}
+
+export interface ReferenceInfo {
+  /** Local column holding another record's uuid. */
+  column: string;
+  table: string;
+  /** Resource name of the target, for messages. */
+  resource: string;
+  /** Whether the target table is tenant-scoped (has company_uuid). */
+  scoped: boolean;
+}
+
+/** Everything the generic resource layer knows about one resource, computed once at start-up. */
+export interface ResourceDefinition {
+  name: string;
+  path: string;
+  keys: { singular: string; plural: string };
+  entity: Type;
+  table: string;
+  dto: Type;
+  /** Filterable/sortable/serialised columns (all but `id` and hidden ones). */
+  columns: Map<string, ColumnInfo>;
+  searchable: string[];
+  writable: Set<string>;
+  hidden: Set<string>;
+  embeds: EmbedInfo[];
+  references: ReferenceInfo[];
+}

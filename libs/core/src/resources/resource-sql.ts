@@ -1,0 +1,117 @@
+import { QueryRunner } from 'typeorm';
+import { ResourceDefinition } from './resource-definition';
+import { Params, ident } from './sql';
+
+/** Anything that can run a statement and give back rows. */
+export interface Sql {
+  rows(sql: string, params: unknown[]): Promise<Record<string, any>[]>;
+}
+
+export const sqlOf = (queryRunner: QueryRunner): Sql => ({
+  rows: async (sql, params) => (await queryRunner.query(sql, params, true)).records as Record<string, any>[],
+});
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function bind(def: ResourceDefinition, params: Params, column: string, value: unknown): string {
+  const kind = def.columns.get(column)?.kind;
+  return params.add(kind === 'json' && value !== null && value !== undefined ? JSON.stringify(value) : value);
+}
+
+/**
+ * The only statements the resource layer runs. Every one is filtered by (or sets) `company_uuid`:
+ * tenant scoping lives here and nowhere else.
+ */
+export const scopedSql = {
+  async findOne(sql: Sql, def: ResourceDefinition, company: string, uuid: string, lock = false) {
+    if (!UUID.test(uuid)) return undefined;
+    const [row] = await sql.rows(
+      `SELECT * FROM ${ident(def.table)} WHERE "uuid" = $1 AND "company_uuid" = $2${lock ? ' FOR UPDATE' : ''}`,
+      [uuid, company],
+    );
+    return row;
+  },
+
+  async exists(sql: Sql, table: string, company: string | null, uuid: string): Promise<boolean> {
+    if (!UUID.test(uuid)) return false;
+    const scoped = company !== null;
+    const rows = await sql.rows(
+      `SELECT 1 FROM ${ident(table)} WHERE "uuid" = $1${scoped ? ' AND "company_uuid" = $2' : ''}`,
+      scoped ? [uuid, company] : [uuid],
+    );
+    return rows.length > 0;
+  },
+
+  async whereIn(sql: Sql, def: ResourceDefinition, company: string, column: string, values: unknown[]) {
+    return sql.rows(
+      `SELECT * FROM ${ident(def.table)} WHERE ${ident(column)} = ANY($1) AND "company_uuid" = $2 ORDER BY "created_at", "id"`,
+      [values, company],
+    );
+  },
+
+  async insert(sql: Sql, def: ResourceDefinition, company: string, values: Record<string, unknown>) {
+    const params = new Params();
+    const columns = Object.keys(values);
+    const placeholders = columns.map((column) => bind(def, params, column, values[column]));
+    const [row] = await sql.rows(
+      `INSERT INTO ${ident(def.table)} (${[...columns, 'company_uuid'].map(ident).join(', ')})
+       VALUES (${[...placeholders, params.add(company)].join(', ')}) RETURNING *`,
+      params.values,
+    );
+    return row;
+  },
+
+  async update(
+    sql: Sql,
+    def: ResourceDefinition,
+    company: string,
+    uuid: string,
+    values: Record<string, unknown>,
+  ) {
+    const params = new Params();
+    const sets = Object.keys(values).map(
+      (column) => `${ident(column)} = ${bind(def, params, column, values[column])}`,
+    );
+    const [row] = await sql.rows(
+      `UPDATE ${ident(def.table)} SET ${[...sets, '"updated_at" = now()'].join(', ')}
+       WHERE "uuid" = ${params.add(uuid)} AND "company_uuid" = ${params.add(company)} RETURNING *`,
+      params.values,
+    );
+    return row;
+  },
+
+  async delete(sql: Sql, def: ResourceDefinition, company: string, uuid: string) {
+    await sql.rows(`DELETE FROM ${ident(def.table)} WHERE "uuid" = $1 AND "company_uuid" = $2`, [
+      uuid,
+      company,
+    ]);
+  },
+
+  async page(
+    sql: Sql,
+    def: ResourceDefinition,
+    company: string,
+    where: string[],
+    params: Params,
+    orderBy: string,
+    limit: number,
+    offset: number,
+  ) {
+    const conditions = [`t."company_uuid" = ${params.add(company)}`, ...where].join(' AND ');
+    const rows = await sql.rows(
+      `SELECT t.*, count(*) OVER() AS "__total" FROM ${ident(def.table)} t WHERE ${conditions}
+       ORDER BY ${orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`,
+      params.values,
+    );
+    let total = rows.length ? Number(rows[0].__total) : 0;
+    if (!rows.length && offset > 0) {
+      const [count] = await sql.rows(
+        `SELECT count(*) AS "total" FROM ${ident(def.table)} t WHERE ${conditions}`,
+        params.values.slice(0, -2),
+      );
+      total = Number(count.total);
+    }
+    for (const row of rows) delete row.__total;
+    return { rows, total };
+  },
+};

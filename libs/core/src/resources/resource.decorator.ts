@@ -1,0 +1,127 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
+import { pluralPath } from './naming';
+import { ResourceServices } from './resource-services';
+
+const RESOURCE_NAME = Symbol('wharf:resource');
+const SERVICES = Symbol('wharf:resource-services');
+
+interface ResourceHandlers {
+  [SERVICES]: ResourceServices;
+}
+
+type Route = {
+  method: string;
+  decorate: MethodDecorator;
+  params: ((target: object, key: string, index: number) => void)[];
+  status?: number;
+  call: (name: string) => (this: ResourceHandlers, ...args: any[]) => Promise<unknown>;
+};
+
+/** The five routes of SPEC 4.1 (PATCH as an alias of PUT); each handler is one call into the resource service. */
+const ROUTES: Route[] = [
+  {
+    method: 'list',
+    decorate: Get(),
+    params: [Query()],
+    call: (n) =>
+      function (q) {
+        return this[SERVICES].for(n).list(q);
+      },
+  },
+  {
+    method: 'find',
+    decorate: Get(':uuid'),
+    params: [Param('uuid')],
+    call: (n) =>
+      function (u) {
+        return this[SERVICES].for(n).find(u);
+      },
+  },
+  {
+    method: 'create',
+    decorate: Post(),
+    params: [Body()],
+    status: 201,
+    call: (n) =>
+      function (b) {
+        return this[SERVICES].for(n).create(b);
+      },
+  },
+  {
+    method: 'update',
+    decorate: Put(':uuid'),
+    params: [Param('uuid'), Body()],
+    call: (n) =>
+      function (u, b) {
+        return this[SERVICES].for(n).update(u, b);
+      },
+  },
+  {
+    method: 'patch',
+    decorate: Patch(':uuid'),
+    params: [Param('uuid'), Body()],
+    call: (n) =>
+      function (u, b) {
+        return this[SERVICES].for(n).update(u, b);
+      },
+  },
+  {
+    method: 'remove',
+    decorate: Delete(':uuid'),
+    params: [Param('uuid')],
+    status: 200,
+    call: (n) =>
+      function (u) {
+        return this[SERVICES].for(n).remove(u);
+      },
+  },
+];
+
+/**
+ * Binds a controller to a singular resource name and defines its REST routes when the class is defined
+ * (like @nestjsx/crud): `@Resource('warehouse') export class WarehouseController {}` serves
+ * `GET|POST /warehouses`, `GET|PUT|PATCH|DELETE /warehouses/:uuid` under the extension's namespace.
+ * Methods the class defines itself are left alone, and its own routes sit beside these.
+ */
+export function Resource(name: string): ClassDecorator {
+  return (target) => {
+    const prototype = target.prototype as Record<string, unknown>;
+    Reflect.defineMetadata(RESOURCE_NAME, name, target);
+    Inject(ResourceServices)(prototype, SERVICES);
+    for (const route of ROUTES) {
+      if (Object.prototype.hasOwnProperty.call(prototype, route.method)) continue;
+      Object.defineProperty(prototype, route.method, {
+        value: route.call(name),
+        writable: true,
+        configurable: true,
+      });
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, route.method)!;
+      route.params.forEach((decorate, index) => decorate(prototype, route.method, index));
+      Reflect.defineMetadata(
+        'design:paramtypes',
+        route.params.map(() => Object),
+        prototype,
+        route.method,
+      );
+      route.decorate(prototype, route.method, descriptor);
+      if (route.status) HttpCode(route.status)(prototype, route.method, descriptor);
+    }
+    Controller(pluralPath(name))(target);
+  };
+}
+
+export function resourceName(controller: object): string | undefined {
+  return Reflect.getMetadata(RESOURCE_NAME, controller);
+}

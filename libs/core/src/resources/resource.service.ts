@@ -1,0 +1,379 @@
+import { DataSource, QueryRunner } from 'typeorm';
+import { ApiError, ErrorObject, errorObject } from '../http/api-error';
+import { RequestContext } from '../tenancy/request-context';
+import { NestedItem, WriteInput, readWriteBody } from './body-reader';
+import { parseListQuery } from './list-query';
+import { DomainEvent, ResourceChange, WriteListener } from './resource-change';
+import { EmbedInfo, ResourceDefinition } from './resource-definition';
+import { Sql, UUID, scopedSql, sqlOf } from './resource-sql';
+import { Params } from './sql';
+
+type Row = Record<string, any>;
+type Record_ = Record<string, unknown>;
+
+/** One write: its connection, company, and the changes/events that commit (or roll back) with it. */
+export class WriteTransaction {
+  readonly changes: ResourceChange[] = [];
+  readonly events: DomainEvent[] = [];
+  readonly sql: Sql;
+
+  constructor(
+    readonly queryRunner: QueryRunner,
+    readonly companyUuid: string,
+  ) {
+    this.sql = sqlOf(queryRunner);
+  }
+
+  /** Emit a custom domain event (e.g. `order.dispatched`) atomically with the write. */
+  emit(event: DomainEvent): void {
+    this.events.push(event);
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date)
+    return new Date(a as string).getTime() === new Date(b as string).getTime();
+  if (typeof a === 'object' || typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  return a === b;
+}
+
+/** Generic CRUD for one resource: list grammar, embedded relationships, nested writes, tenant scoping. */
+export class ResourceService {
+  constructor(
+    readonly def: ResourceDefinition,
+    private readonly dataSource: DataSource,
+    private readonly listeners: WriteListener[],
+  ) {}
+
+  private readonly reader: Sql = { rows: (sql, params) => this.dataSource.query(sql, params) };
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async list(query: Record<string, unknown>) {
+    const company = RequestContext.companyUuid();
+    const params = new Params();
+    const { conditions, orderBy, limit, offset } = parseListQuery(query ?? {}, this.def, params);
+    const { rows, total } = await scopedSql.page(
+      this.reader,
+      this.def,
+      company,
+      conditions,
+      params,
+      orderBy,
+      limit,
+      offset,
+    );
+    const records = await this.serialize(this.reader, this.def, company, rows);
+    return {
+      [this.def.keys.plural]: records,
+      meta: {
+        total,
+        per_page: limit,
+        current_page: Math.floor(offset / limit) + 1,
+        last_page: Math.max(1, Math.ceil(total / limit)),
+        from: records.length ? offset + 1 : null,
+        to: records.length ? offset + records.length : null,
+      },
+    };
+  }
+
+  async find(uuid: string) {
+    const company = RequestContext.companyUuid();
+    const row = await this.require(this.reader, company, uuid);
+    return this.wrap(await this.serializeOne(this.reader, company, row));
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async create(body: unknown) {
+    const input = readWriteBody(this.def, body, false);
+    return this.transaction(async (tx) => this.wrap(await this.createIn(tx, input)));
+  }
+
+  async update(uuid: string, body: unknown) {
+    const input = readWriteBody(this.def, body, true);
+    return this.transaction(async (tx) => {
+      const before = await this.require(tx.sql, tx.companyUuid, uuid, true);
+      return this.wrap(await this.updateIn(tx, before, input));
+    });
+  }
+
+  async remove(uuid: string) {
+    return this.transaction(async (tx) => {
+      const row = await this.require(tx.sql, tx.companyUuid, uuid, true);
+      return this.wrap(await this.deleteIn(tx, this.def, row));
+    });
+  }
+
+  /**
+   * Runs `work` in one transaction scoped to the caller's company; changes and domain events recorded
+   * on the transaction are handed to the write listeners (the webhook outbox) before it commits.
+   */
+  async transaction<T>(work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    const company = RequestContext.companyUuid();
+    const queryRunner = this.dataSource.createQueryRunner();
+    await queryRunner.connect();
+    await queryRunner.startTransaction();
+    try {
+      const tx = new WriteTransaction(queryRunner, company);
+      const result = await work(tx);
+      if (tx.changes.length || tx.events.length) {
+        for (const listener of this.listeners)
+          await listener.beforeCommit(queryRunner, company, tx.changes, tx.events);
+      }
+      await queryRunner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction();
+      throw this.explain(error);
+    } finally {
+      await queryRunner.release();
+    }
+  }
+
+  async createIn(tx: WriteTransaction, input: WriteInput): Promise<Record_> {
+    const values = { ...input.values };
+    await this.applyToOne(tx, input, values);
+    await this.checkReferences(tx, this.def, values, `/${this.def.keys.singular}`);
+    const row = await scopedSql.insert(tx.sql, this.def, tx.companyUuid, values);
+    for (const [embed, items] of input.toMany) await this.syncChildren(tx, embed, row, items, []);
+    const record = await this.serializeOne(tx.sql, tx.companyUuid, row);
+    tx.changes.push({ resource: this.def, action: 'created', record });
+    return record;
+  }
+
+  async updateIn(tx: WriteTransaction, before: Row, input: WriteInput): Promise<Record_> {
+    const values = { ...input.values };
+    await this.applyToOne(tx, input, values);
+    await this.checkReferences(tx, this.def, values, `/${this.def.keys.singular}`);
+    const changes: Record<string, [unknown, unknown]> = {};
+    for (const [column, value] of Object.entries(values)) {
+      if (!sameValue(before[column], value)) changes[column] = [before[column], value];
+    }
+    const row = Object.keys(changes).length
+      ? await scopedSql.update(
+          tx.sql,
+          this.def,
+          tx.companyUuid,
+          before.uuid,
+          pick(values, Object.keys(changes)),
+        )
+      : before;
+    for (const [embed, items] of input.toMany) {
+      const target = embed.target();
+      const existing = await scopedSql.whereIn(tx.sql, target, tx.companyUuid, embed.column, [before.uuid]);
+      if (await this.syncChildren(tx, embed, row, items, existing)) {
+        changes[embed.property] = [existing.map((child) => strip(target, child)), undefined];
+      }
+    }
+    const record = await this.serializeOne(tx.sql, tx.companyUuid, row);
+    for (const embed of input.toMany.keys()) {
+      if (changes[embed.property]) changes[embed.property][1] = record[embed.property];
+    }
+    if (Object.keys(changes).length) {
+      for (const column of Object.keys(changes))
+        if (this.def.columns.has(column)) changes[column][1] = record[column];
+      tx.changes.push({ resource: this.def, action: 'updated', record, changes });
+    }
+    return record;
+  }
+
+  private async deleteIn(tx: WriteTransaction, def: ResourceDefinition, row: Row): Promise<Record_> {
+    const [record] = await this.serialize(tx.sql, def, tx.companyUuid, [row]);
+    await scopedSql.delete(tx.sql, def, tx.companyUuid, row.uuid);
+    for (const embed of def.embeds.filter((e) => e.kind === 'many')) {
+      for (const child of record[embed.property] as Record_[]) {
+        tx.changes.push({ resource: embed.target(), action: 'deleted', record: child });
+      }
+    }
+    tx.changes.push({ resource: def, action: 'deleted', record });
+    return record;
+  }
+
+  // ---- nested writes -------------------------------------------------------------------------
+
+  /** An embedded to-one object: with a uuid it links (and updates) that record, without one it creates it. */
+  private async applyToOne(tx: WriteTransaction, input: WriteInput, values: Record_): Promise<void> {
+    for (const [embed, item] of input.toOne) {
+      if (item === null) {
+        values[embed.column] = null;
+        continue;
+      }
+      const target = embed.target();
+      if (item.uuid === undefined) {
+        await this.checkReferences(tx, target, item.values, item.pointer);
+        const row = await scopedSql.insert(tx.sql, target, tx.companyUuid, item.values);
+        tx.changes.push({
+          resource: target,
+          action: 'created',
+          record: await this.serializeOne(tx.sql, tx.companyUuid, row, target),
+        });
+        values[embed.column] = row.uuid;
+        continue;
+      }
+      const existing = await scopedSql.findOne(tx.sql, target, tx.companyUuid, item.uuid, true);
+      if (!existing)
+        throw ApiError.invalid(
+          `${item.pointer}/uuid`,
+          `${item.uuid} is not a ${target.name} of your company.`,
+        );
+      await this.updateChild(tx, target, existing, item);
+      values[embed.column] = existing.uuid;
+    }
+  }
+
+  /** Makes the children of `parent` exactly `items`: update by uuid, create the new, delete the rest. */
+  private async syncChildren(
+    tx: WriteTransaction,
+    embed: EmbedInfo,
+    parent: Row,
+    items: NestedItem[],
+    existing: Row[],
+  ) {
+    const target = embed.target();
+    const current = new Map(existing.map((child) => [child.uuid as string, child]));
+    let changed = false;
+    const kept = new Set<string>();
+    for (const item of items) {
+      if (item.uuid !== undefined) {
+        const child = current.get(item.uuid);
+        if (!child || kept.has(item.uuid)) {
+          throw ApiError.invalid(
+            `${item.pointer}/uuid`,
+            `${item.uuid} is not a ${target.name} of this ${this.def.name}.`,
+          );
+        }
+        kept.add(item.uuid);
+        changed = (await this.updateChild(tx, target, child, item)) || changed;
+      } else {
+        const values = { ...item.values, [embed.column]: parent.uuid };
+        await this.checkReferences(tx, target, values, item.pointer, embed.column);
+        const row = await scopedSql.insert(tx.sql, target, tx.companyUuid, values);
+        tx.changes.push({
+          resource: target,
+          action: 'created',
+          record: await this.serializeOne(tx.sql, tx.companyUuid, row, target),
+        });
+        changed = true;
+      }
+    }
+    for (const [uuid, child] of current) {
+      if (kept.has(uuid)) continue;
+      await this.deleteIn(tx, target, child);
+      changed = true;
+    }
+    return changed;
+  }
+
+  private async updateChild(
+    tx: WriteTransaction,
+    target: ResourceDefinition,
+    child: Row,
+    item: NestedItem,
+  ): Promise<boolean> {
+    await this.checkReferences(tx, target, item.values, item.pointer);
+    const changes: Record<string, [unknown, unknown]> = {};
+    for (const [column, value] of Object.entries(item.values)) {
+      if (!sameValue(child[column], value)) changes[column] = [child[column], value];
+    }
+    if (!Object.keys(changes).length) return false;
+    const row = await scopedSql.update(
+      tx.sql,
+      target,
+      tx.companyUuid,
+      child.uuid,
+      pick(item.values, Object.keys(changes)),
+    );
+    const record = await this.serializeOne(tx.sql, tx.companyUuid, row, target);
+    for (const column of Object.keys(changes)) changes[column][1] = record[column];
+    tx.changes.push({ resource: target, action: 'updated', record, changes });
+    return true;
+  }
+
+  /** `*_uuid` values must name a record of the caller's company; anything else is a 422, never adopted. */
+  private async checkReferences(
+    tx: WriteTransaction,
+    def: ResourceDefinition,
+    values: Record_,
+    pointer: string,
+    trusted?: string,
+  ) {
+    const errors: ErrorObject[] = [];
+    for (const reference of def.references) {
+      const value = values[reference.column];
+      if (value === undefined || value === null || reference.column === trusted) continue;
+      const found =
+        typeof value === 'string' &&
+        UUID.test(value) &&
+        (await scopedSql.exists(tx.sql, reference.table, reference.scoped ? tx.companyUuid : null, value));
+      if (!found) {
+        errors.push(
+          errorObject(422, `${reference.column} does not refer to a ${reference.resource} of your company.`, {
+            source: { pointer: `${pointer}/${reference.column}` },
+          }),
+        );
+      }
+    }
+    if (errors.length) throw new ApiError(422, errors);
+  }
+
+  // ---- serialisation -------------------------------------------------------------------------
+
+  private wrap(record: Record_) {
+    return { [this.def.keys.singular]: record };
+  }
+
+  private async require(sql: Sql, company: string, uuid: string, lock = false): Promise<Row> {
+    const row = await scopedSql.findOne(sql, this.def, company, uuid, lock);
+    if (!row) throw ApiError.notFound(`No ${this.def.name} with uuid "${uuid}".`);
+    return row;
+  }
+
+  private async serializeOne(sql: Sql, company: string, row: Row, def = this.def): Promise<Record_> {
+    return (await this.serialize(sql, def, company, [row]))[0];
+  }
+
+  /** Rows → wire records: internal columns dropped, embedded relationships loaded with one query each. */
+  async serialize(sql: Sql, def: ResourceDefinition, company: string, rows: Row[]): Promise<Record_[]> {
+    const records = rows.map((row) => strip(def, row));
+    for (const embed of def.embeds) {
+      const target = embed.target();
+      if (embed.kind === 'one') {
+        const keys = [...new Set(rows.map((row) => row[embed.column]).filter((key) => key != null))];
+        const found = keys.length ? await scopedSql.whereIn(sql, target, company, 'uuid', keys) : [];
+        const byUuid = new Map(found.map((row) => [row.uuid, strip(target, row)]));
+        records.forEach((record, i) => (record[embed.property] = byUuid.get(rows[i][embed.column]) ?? null));
+      } else {
+        const keys = rows.map((row) => row.uuid);
+        const found = keys.length ? await scopedSql.whereIn(sql, target, company, embed.column, keys) : [];
+        const byParent = new Map<string, Record_[]>();
+        for (const row of found) {
+          const list = byParent.get(row[embed.column]) ?? [];
+          list.push(strip(target, row));
+          byParent.set(row[embed.column], list);
+        }
+        records.forEach((record, i) => (record[embed.property] = byParent.get(rows[i].uuid) ?? []));
+      }
+    }
+    return records;
+  }
+
+  /** Database errors a client caused become 4xx with a pointer where the column is known. */
+  private explain(error: unknown): unknown {
+    const db = error as { code?: string; column?: string; constraint?: string };
+    if (db.code === '23502' && db.column) {
+      return ApiError.invalid(`/${this.def.keys.singular}/${db.column}`, `${db.column} is required.`);
+    }
+    return error;
+  }
+}
+
+function strip(def: ResourceDefinition, row: Row): Record_ {
+  const record: Record_ = {};
+  for (const column of def.columns.keys()) record[column] = row[column];
+  return record;
+}
+
+function pick(values: Record_, keys: string[]): Record_ {
+  return Object.fromEntries(keys.map((key) => [key, values[key]]));
+}
