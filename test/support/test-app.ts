@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApi } from '@wharf/api';
-import { AppConfig, composeHost, dropDatabase, ensureDatabase, loadConfig, runMigrations } from '@wharf/core';
+import { composeWharf } from '@wharf/webhooks';
+import { AppConfig, dropDatabase, ensureDatabase, loadConfig, runMigrations } from '@wharf/core';
 import { Redis } from 'ioredis';
 
 export const BASE_DATABASE_URL =
@@ -26,7 +27,7 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
 
 export async function prepareDatabase(config: AppConfig, extensions?: Type[]): Promise<void> {
   await ensureDatabase(config.databaseUrl);
-  await runMigrations(config.databaseUrl, composeHost(config, [], extensions).manifests);
+  await runMigrations(config.databaseUrl, composeWharf(config, extensions).manifests);
 }
 
 export async function deleteQueueKeys(config: AppConfig): Promise<void> {

@@ -1,14 +1,8 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  AppConfig,
-  PinoNestLogger,
-  composeHost,
-  configureHttp,
-  createFastifyAdapter,
-  createLogger,
-} from '@wharf/core';
+import { AppConfig, PinoNestLogger, configureHttp, createFastifyAdapter, createLogger } from '@wharf/core';
+import { composeWharf } from '@wharf/webhooks';
 import { ApiModule } from './api.module';
 
 export interface ApiOptions {
@@ -21,7 +15,7 @@ export async function createApi(
   config: AppConfig,
   options: ApiOptions = {},
 ): Promise<NestFastifyApplication> {
-  const host = composeHost(config, [], options.extensions);
+  const host = composeWharf(config, options.extensions);
   const logger = createLogger('api', config.logLevel);
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),

@@ -1,15 +1,27 @@
-import { AccountsService, AppConfig, composeHost, dataSourceOptions, preflight } from '@wharf/core';
+import {
+  AccountsService,
+  AppConfig,
+  dataSourceOptions,
+  ensureDatabase,
+  preflight,
+  runMigrations,
+} from '@wharf/core';
+import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { ParsedArgs } from './args';
 
 export class UsageError extends Error {}
 
+/** Runs `work` against the database, creating and migrating it first (quietly) when it is fresh. */
 async function withAccounts<T>(
   config: AppConfig,
   work: (accounts: AccountsService) => Promise<T>,
 ): Promise<T> {
-  await preflight(config);
-  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeHost(config).manifests));
+  await preflight(config, { databaseMustExist: false });
+  const { manifests } = composeWharf(config);
+  await ensureDatabase(config.databaseUrl);
+  await runMigrations(config.databaseUrl, manifests);
+  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, manifests));
   await dataSource.initialize();
   try {
     return await work(new AccountsService(dataSource));

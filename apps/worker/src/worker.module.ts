@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, DatabaseModule, HostComposition, QueueModule, WharfConfigModule } from '@wharf/core';
+import { WebhooksExtension } from '@wharf/webhooks';
+import { WebhooksWorkerModule } from '@wharf/webhooks/worker';
 
-/** The background process: consumes queues (webhook relay and delivery arrive with the pipeline). */
+/** The background process: the webhook outbox relay, sweeper and delivery processor. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig, host: HostComposition): DynamicModule {
@@ -11,6 +13,8 @@ export class WorkerModule {
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
         QueueModule.forRoot(config),
+        WebhooksExtension,
+        WebhooksWorkerModule,
       ],
     };
   }

@@ -1,11 +1,12 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppConfig, PinoNestLogger, composeHost, createLogger } from '@wharf/core';
+import { AppConfig, PinoNestLogger, createLogger } from '@wharf/core';
+import { composeWharf } from '@wharf/webhooks';
 import { WorkerModule } from './worker.module';
 
 /** A worker is an application context (no HTTP); shutdown hooks close BullMQ workers, draining in-flight jobs. */
 export async function createWorker(config: AppConfig): Promise<INestApplicationContext> {
-  const host = composeHost(config);
+  const host = composeWharf(config);
   const logger = createLogger('worker', config.logLevel);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, host), {
     logger: new PinoNestLogger(logger),

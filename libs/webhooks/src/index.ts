@@ -1,1 +1,10 @@
-export {};
+export * from './delivery/delivery-queue';
+export * from './delivery/guarded-dispatcher';
+export * from './delivery/target-policy';
+export * from './delivery/webhook-sender';
+export * from './endpoints/secrets';
+export * from './endpoints/webhook-endpoints.service';
+export * from './host';
+export * from './outbox/envelope';
+export * from './outbox/outbox.writer';
+export * from './webhooks.extension';

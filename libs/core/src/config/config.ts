@@ -11,6 +11,10 @@ export interface WebhooksConfig {
   logRetentionDays: number;
   autoDisableAfterDays: number;
   senderAddresses: string[];
+  /** How often the relay polls the outbox when no NOTIFY arrives. */
+  pollIntervalMs: number;
+  /** A pending delivery this late is re-enqueued by the sweeper (e.g. Redis lost its jobs). */
+  sweepGraceMs: number;
 }
 
 export interface AppConfig {
@@ -153,6 +157,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       logRetentionDays: integer(env, 'WEBHOOKS_LOG_RETENTION_DAYS', 30, 1),
       autoDisableAfterDays: integer(env, 'WEBHOOKS_AUTO_DISABLE_AFTER_DAYS', 5, 1),
       senderAddresses: senders ? senders.split(',').map((address) => address.trim()) : [],
+      pollIntervalMs: durations(env, 'WEBHOOKS_POLL_INTERVAL', '1s')[0],
+      sweepGraceMs: durations(env, 'WEBHOOKS_SWEEP_GRACE', '30s')[0],
     },
   };
 }

@@ -1,0 +1,187 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { Agent, request } from 'undici';
+import { decryptSecret, sign } from '../endpoints/secrets';
+import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatcher';
+import { urlRefusal } from './target-policy';
+
+export const MAX_LOGGED_BODY = 64 * 1024;
+const USER_AGENT = 'Wharf-Webhooks/1.0 (+https://github.com/wharf)';
+
+export interface EndpointSecrets {
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
+}
+
+/** What one attempt sent and got back: a request-log row in the making. */
+export interface Attempt {
+  url: string;
+  request_headers: Record<string, string>;
+  request_body: string;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+  status: 'successful' | 'failed';
+  sent_at: Date;
+  /** Retry-After of a 429/503, in ms. */
+  retryAfterMs?: number;
+  /** Not worth retrying: blocked target or 410 Gone. */
+  permanent: boolean;
+}
+
+function describe(error: unknown, timedOut: boolean): string {
+  if (timedOut) return 'timeout';
+  if (error instanceof BlockedTargetError) return `blocked: ${error.message}`;
+  const err = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = err.code ?? err.cause?.code;
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'dns';
+    case 'ECONNREFUSED':
+      return 'refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timeout';
+    default:
+      if (code && /CERT|SSL|TLS/.test(code)) return `tls: ${code}`;
+      return code ?? err.message ?? 'error';
+  }
+}
+
+function retryAfter(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_LOGGED_BODY) {
+      body.destroy?.();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_LOGGED_BODY).toString('utf8');
+}
+
+/**
+ * Sends one signed POST (Standard Webhooks) and reports what happened. Shared by the worker's delivery
+ * processor and the api's "send test event"; the bytes signed are the bytes sent and logged.
+ */
+@Injectable()
+export class WebhookSender implements OnApplicationShutdown {
+  private readonly dispatcher: Agent;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.dispatcher = createGuardedDispatcher({
+      allowPrivate: config.webhooks.allowPrivateTargets,
+      timeoutMs: config.webhooks.timeoutMs,
+    });
+  }
+
+  /** Every currently valid secret: the current one, plus the previous one during its 24 h of grace. */
+  secrets(endpoint: EndpointSecrets): string[] {
+    const secrets = [decryptSecret(endpoint.secret, this.config.appKey)];
+    const expires = endpoint.previous_secret_expires_at
+      ? new Date(endpoint.previous_secret_expires_at).getTime()
+      : 0;
+    if (endpoint.previous_secret && expires > Date.now())
+      secrets.push(decryptSecret(endpoint.previous_secret, this.config.appKey));
+    return secrets;
+  }
+
+  async send(endpoint: EndpointSecrets, eventId: string, body: string): Promise<Attempt> {
+    const sentAt = new Date();
+    const timestamp = Math.floor(sentAt.getTime() / 1000);
+    const signature = this.secrets(endpoint)
+      .map((secret) => sign(secret, eventId, timestamp, body))
+      .join(' ');
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature,
+    };
+    const logged = { ...headers, 'webhook-signature': '[redacted]' };
+    const started = performance.now();
+    const base = { url: endpoint.url, request_headers: logged, request_body: body, sent_at: sentAt };
+    const policy = {
+      httpsOnly: this.config.nodeEnv === 'production',
+      allowPrivate: this.config.webhooks.allowPrivateTargets,
+    };
+    const refusal = urlRefusal(endpoint.url, policy);
+    if (refusal) {
+      return {
+        ...base,
+        response_status: null,
+        response_headers: null,
+        response_body: null,
+        duration_ms: 0,
+        error: `blocked: ${refusal}`,
+        status: 'failed',
+        permanent: true,
+      };
+    }
+    const signal = AbortSignal.timeout(this.config.webhooks.timeoutMs);
+    try {
+      const response = await request(endpoint.url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.dispatcher,
+        signal,
+        headersTimeout: this.config.webhooks.timeoutMs,
+        bodyTimeout: this.config.webhooks.timeoutMs,
+      });
+      const responseBody = await readCapped(response.body);
+      const status = response.statusCode;
+      const ok = status >= 200 && status < 300;
+      return {
+        ...base,
+        response_status: status,
+        response_headers: Object.fromEntries(
+          Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+        ),
+        response_body: responseBody,
+        duration_ms: Math.round(performance.now() - started),
+        error: null,
+        status: ok ? 'successful' : 'failed',
+        retryAfterMs:
+          status === 429 || status === 503 ? retryAfter(response.headers['retry-after']) : undefined,
+        permanent: status === 410,
+      };
+    } catch (error) {
+      const reason = describe(error, signal.aborted);
+      return {
+        ...base,
+        response_status: null,
+        response_headers: null,
+        response_body: null,
+        duration_ms: Math.round(performance.now() - started),
+        error: reason,
+        status: 'failed',
+        permanent: error instanceof BlockedTargetError,
+      };
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}

@@ -1,0 +1,37 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+const SECRET_PREFIX = 'whsec_';
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
+export function generateSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+/** AES-256-GCM with APP_KEY: `v1.<iv>.<tag>.<ciphertext>` (base64url parts). */
+export function encryptSecret(secret: string, appKey: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', appKey, iv);
+  const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return ['v1', iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
+}
+
+export function decryptSecret(stored: string, appKey: Buffer): string {
+  const [version, iv, tag, ciphertext] = stored.split('.');
+  if (version !== 'v1') throw new Error('unknown secret encryption version');
+  const decipher = createDecipheriv('aes-256-gcm', appKey, Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
+    'utf8',
+  );
+}
+
+/** `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`, keyed with the secret's decoded bytes. */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}

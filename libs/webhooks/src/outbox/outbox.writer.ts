@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DomainEvent, ResourceChange, WriteListener } from '@wharf/core';
+import { QueryRunner } from 'typeorm';
+import { changeEnvelope, domainEnvelope } from './envelope';
+
+export const OUTBOX_CHANNEL = 'wharf_webhook_events';
+
+/**
+ * Writes one outbox row per change and domain event on the write's own connection, before it commits:
+ * a rolled-back write leaves nothing, a committed one cannot be lost. NOTIFY wakes the relay at commit.
+ */
+@Injectable()
+export class OutboxWriter implements WriteListener {
+  async beforeCommit(
+    queryRunner: QueryRunner,
+    companyUuid: string,
+    changes: ResourceChange[],
+    events: DomainEvent[],
+  ) {
+    const at = new Date().toISOString();
+    const envelopes = [
+      ...changes.map((change) => changeEnvelope(change, at)),
+      ...events.map((event) => domainEnvelope(event, at)),
+    ];
+    await queryRunner.query(
+      `INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
+       SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)`,
+      [
+        companyUuid,
+        envelopes.map((e) => e.id),
+        envelopes.map((e) => e.event),
+        envelopes.map((e) => JSON.stringify(e)),
+      ],
+    );
+    await queryRunner.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  }
+}

@@ -1,0 +1,54 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { DELIVERY_QUEUE, deliveryJob } from '../delivery/delivery-queue';
+import { maxAttempts } from './retry-schedule';
+
+/**
+ * PostgreSQL is the source of truth: a delivery still pending well after its next attempt was due has
+ * lost its job (Redis restarted without persistence, a crash between commit and enqueue). Re-enqueue it;
+ * the job id is the delivery uuid, so a job that still exists is left alone.
+ */
+@Injectable()
+export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('delivery-sweeper');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const every = Math.max(500, Math.min(this.config.webhooks.sweepGraceMs, 30_000));
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error: Error) => this.logger.error(`sweep failed: ${error.message}`))
+        .finally(() => (this.running = undefined));
+    }, every);
+  }
+
+  async sweep(): Promise<number> {
+    const late: { uuid: string }[] = await this.dataSource.query(
+      `SELECT uuid FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+       ORDER BY next_attempt_at LIMIT 1000`,
+      [this.config.webhooks.sweepGraceMs / 1000],
+    );
+    if (late.length) {
+      const attempts = maxAttempts(this.config.webhooks.retrySchedule);
+      await this.queue.addBulk(late.map((delivery) => deliveryJob(delivery.uuid, attempts)));
+    }
+    return late.length;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

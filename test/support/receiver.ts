@@ -1,0 +1,61 @@
+import { IncomingHttpHeaders, Server, createServer } from 'node:http';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+}
+
+/** A local webhook receiver: records every request and answers with `respond` (200 by default). */
+export class Receiver {
+  readonly requests: Received[] = [];
+  respond: (request: Received, index: number) => Reply = () => ({ status: 200, body: 'ok' });
+  private server?: Server;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const received = {
+          path: req.url ?? '/',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        };
+        this.requests.push(received);
+        const reply = this.respond(received, this.requests.length - 1);
+        const send = () => {
+          if (res.destroyed) return;
+          res.writeHead(reply.status ?? 200, reply.headers ?? {});
+          res.end(reply.body ?? '');
+        };
+        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        else send();
+      });
+    });
+    this.server.keepAliveTimeout = 1000;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    return this;
+  }
+
+  /** Bodies of the requests received on `path`, parsed. */
+  events(path = '/hook'): any[] {
+    return this.requests.filter((r) => r.path === path).map((r) => JSON.parse(r.body));
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}

@@ -1,0 +1,38 @@
+import { WebhookEndpointsService } from '@wharf/webhooks';
+import { DataSource } from 'typeorm';
+import { TestCompany } from './accounts';
+import { TestApi } from './test-app';
+
+export const FAST_WEBHOOKS = {
+  WEBHOOKS_RETRY_SCHEDULE: '100ms,200ms',
+  WEBHOOKS_TIMEOUT_MS: '1000',
+  WEBHOOKS_POLL_INTERVAL: '200ms',
+  WEBHOOKS_SWEEP_GRACE: '1s',
+};
+
+export async function createEndpoint(
+  api: TestApi,
+  company: TestCompany,
+  url: string,
+  events: string[] = ['*'],
+) {
+  return api.app.get(WebhookEndpointsService).create(company.uuid, { url, events });
+}
+
+export function warehouse(name: string, extra: Record<string, unknown> = {}) {
+  return {
+    warehouse: {
+      name,
+      address: '1 Quay',
+      city: 'Rotterdam',
+      state: 'ZH',
+      zip: '3011',
+      capacity: 10,
+      ...extra,
+    },
+  };
+}
+
+export function sql(api: TestApi, text: string, params: unknown[] = []): Promise<any[]> {
+  return api.app.get(DataSource).query(text, params);
+}

@@ -1,0 +1,147 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { createCompany } from './support/accounts';
+import { eventually, http } from './support/http';
+import { CLI, assertBuilt, runNode } from './support/processes';
+import { Receiver } from './support/receiver';
+import { REDIS_URL, TestApi, deleteQueueKeys, startApi } from './support/test-app';
+import { FAST_WEBHOOKS, createEndpoint, sql, warehouse } from './support/webhooks';
+import { startWorker } from './support/worker';
+import { join } from 'node:path';
+
+const W = '/inventory/int/v1/warehouses';
+const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
+
+async function createWarehouses(api: TestApi, key: string, count: number, prefix: string): Promise<string[]> {
+  const uuids: string[] = [];
+  for (let i = 0; i < count; i += 20) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, count - i) }, (_, j) =>
+        http(api.url, 'POST', W, { key, body: warehouse(`${prefix}-${i + j}`) }),
+      ),
+    );
+    for (const res of batch) {
+      expect(res.status).toBe(201);
+      uuids.push(res.body.warehouse.uuid);
+    }
+  }
+  return uuids;
+}
+
+function createdUuids(receiver: Receiver): Set<string> {
+  return new Set(
+    receiver
+      .events()
+      .filter((e) => e.event === 'warehouse.created')
+      .map((e) => e.data.id),
+  );
+}
+
+describe('webhooks: nothing committed is lost', () => {
+  let api: TestApi;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    api = await startApi({ env: { ...FAST_WEBHOOKS, WEBHOOKS_RETRY_SCHEDULE: '1s,1s,1s' } });
+    receiver = await new Receiver().start();
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await api.close();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+    receiver.respond = () => ({ status: 200 });
+  });
+
+  it('events committed while no worker runs, with Redis flushed, all arrive once a worker starts', async () => {
+    const acme = await createCompany(api, 'Offline');
+    await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);
+    const uuids = await createWarehouses(api, acme.key, 200, 'offline');
+    await deleteQueueKeys(api.config);
+    const worker = await startWorker(api.config);
+    try {
+      await eventually(async () => createdUuids(receiver).size === 200, 30_000);
+      expect([...createdUuids(receiver)].sort()).toEqual([...uuids].sort());
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('deliveries whose retry jobs Redis lost are re-enqueued by the sweeper from PostgreSQL', async () => {
+    const acme = await createCompany(api, 'Amnesia');
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);
+    receiver.respond = () => ({ status: 503 });
+    let worker: INestApplicationContext = await startWorker(api.config);
+    const uuids = await createWarehouses(api, acme.key, 20, 'amnesia');
+    await eventually(async () => {
+      const [row] = await sql(
+        api,
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND attempts >= 1`,
+        [endpoint.uuid],
+      );
+      return row.n === 20;
+    }, 15_000);
+    await worker.close();
+    await deleteQueueKeys(api.config); // the delayed retry jobs are gone
+    receiver.requests.length = 0;
+    receiver.respond = () => ({ status: 200 });
+    worker = await startWorker(api.config);
+    try {
+      await eventually(async () => createdUuids(receiver).size === 20, 30_000);
+      expect([...createdUuids(receiver)].sort()).toEqual([...uuids].sort());
+      const [pending] = await sql(
+        api,
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status <> 'successful'`,
+        [endpoint.uuid],
+      );
+      await eventually(async () => {
+        const [left] = await sql(
+          api,
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status <> 'successful'`,
+          [endpoint.uuid],
+        );
+        return left.n === 0;
+      });
+      expect(pending.n).toBeGreaterThanOrEqual(0);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a worker killed with SIGKILL mid-delivery loses nothing; duplicates carry the same webhook-id', async () => {
+    assertBuilt();
+    const acme = await createCompany(api, 'Crash');
+    await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);
+    receiver.respond = () => ({ status: 200, delayMs: 150 });
+    const env = {
+      DATABASE_URL: api.config.databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: api.config.queuePrefix,
+      NODE_ENV: 'test',
+      WEBHOOKS_CONCURRENCY: '5',
+      ...FAST_WEBHOOKS,
+    };
+    const first = runNode(WORKER, [], env);
+    const uuids = await createWarehouses(api, acme.key, 100, 'crash');
+    await eventually(async () => receiver.requests.length >= 10, 30_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = runNode(WORKER, [], env);
+    try {
+      await eventually(async () => createdUuids(receiver).size === 100, 60_000);
+      expect([...createdUuids(receiver)].sort()).toEqual([...uuids].sort());
+      const idsByRecord = new Map<string, Set<string>>();
+      for (const request of receiver.requests) {
+        const envelope = JSON.parse(request.body);
+        expect(request.headers['webhook-id']).toBe(envelope.id);
+        const ids = idsByRecord.get(envelope.data.id) ?? new Set<string>();
+        ids.add(envelope.id);
+        idsByRecord.set(envelope.data.id, ids);
+      }
+      for (const ids of idsByRecord.values()) expect(ids.size).toBe(1);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  }, 120_000);
+});
