@@ -229,6 +229,25 @@ describe('webhooks: outbox → worker → signed delivery', () => {
     });
   });
 
+  it('delivers in parallel: a slow endpoint does not stall deliveries to others', async () => {
+    const acme = await company();
+    await createEndpoint(api, acme, `${receiver.url}/slow-parallel`, ['warehouse.created']);
+    await createEndpoint(api, acme, `${receiver.url}/fast-parallel`, ['warehouse.created']);
+    receiver.respond = (r) => (r.path === '/slow-parallel' ? { status: 200, delayMs: 900 } : { status: 200 });
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        http(api.url, 'POST', W, { key: acme.key, body: warehouse(`P${i}`) }),
+      ),
+    );
+    await eventually(async () => receiver.events('/fast-parallel').length === 10, 5_000, 20);
+    const fastDone = Date.now() - started;
+    // Ten slow deliveries handled one after another would take 9 s; in parallel they all finish in about one delay.
+    await eventually(async () => receiver.events('/slow-parallel').length === 10, 5_000, 20);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(fastDone).toBeLessThan(900);
+  });
+
   it('filters by event name, and skips disabled endpoints and other companies', async () => {
     const acme = await company();
     const other = await company();

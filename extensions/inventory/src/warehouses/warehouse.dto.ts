@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 
 export class WarehouseDto {
   @IsOptional() @IsUUID() location_uuid?: string | null;
@@ -7,6 +7,6 @@ export class WarehouseDto {
   @IsString() @MaxLength(255) city: string;
   @IsString() @MaxLength(255) state: string;
   @IsString() @MaxLength(255) zip: string;
-  @IsInt() @Min(0) capacity: number;
+  @IsInt() @Min(0) @Max(2_147_483_647) capacity: number;
   @IsOptional() @IsBoolean() is_primary?: boolean;
 }

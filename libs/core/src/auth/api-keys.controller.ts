@@ -25,6 +25,8 @@ export class ApiKeysController {
   @Post()
   async create(@Body() body: unknown) {
     const data = (body as { api_key?: unknown })?.api_key ?? body ?? {};
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw ApiError.invalid('/api_key', 'The body must be a JSON object (optionally under "api_key").');
     const errors = validateDto(ApiKeyDto, data as Record<string, unknown>, false, '/api_key', 'api_key');
     if (errors.length) throw new ApiError(422, errors);
     const created = await this.accounts.createApiKey(

@@ -1,0 +1,85 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { createApi } from '@wharf/api';
+import {
+  AccountsService,
+  AppConfig,
+  dropDatabase,
+  ensureDatabase,
+  loadConfig,
+  runMigrations,
+} from '@wharf/core';
+import { composeWharf } from '@wharf/webhooks';
+import { Redis } from 'ioredis';
+
+export const DIST_APPS = join(__dirname, '..', 'apps');
+
+/** A production-mode configuration on its own database and queue prefix. */
+export function benchConfig(env: Record<string, string> = {}): {
+  config: AppConfig;
+  env: Record<string, string>;
+} {
+  const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const base = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/wharf_bench_${id}`;
+  const full = {
+    NODE_ENV: 'production',
+    APP_KEY: randomBytes(32).toString('base64'),
+    DATABASE_URL: base.toString(),
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    QUEUE_PREFIX: `wharf-bench-${id}`,
+    LOG_LEVEL: 'warn',
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    ...env,
+  };
+  return { config: loadConfig(full), env: full };
+}
+
+export async function prepare(config: AppConfig) {
+  await ensureDatabase(config.databaseUrl);
+  await runMigrations(config.databaseUrl, composeWharf(config).manifests);
+}
+
+export async function startBenchApi(config: AppConfig) {
+  const app = await createApi(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  const company = await app.get(AccountsService).createCompany('Bench');
+  return { app, url, company };
+}
+
+export function startProcess(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
+  return fork(join(DIST_APPS, app, 'src', 'main.js'), [], {
+    env: { ...process.env, ...env },
+    stdio: 'inherit',
+  });
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export async function cleanup(config: AppConfig) {
+  await dropDatabase(config.databaseUrl);
+  const redis = new Redis(config.redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.queuePrefix}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,181 @@
+import 'reflect-metadata';
+import { createServer } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Queue, Worker } from 'bullmq';
+import { bullConnection } from '@wharf/core';
+import { WebhookEndpointsService } from '@wharf/webhooks';
+import { DataSource } from 'typeorm';
+import { Agent, request } from 'undici';
+import {
+  benchConfig,
+  cleanup,
+  percentile,
+  prepare,
+  sleep,
+  startBenchApi,
+  startProcess,
+  stopProcess,
+} from './bench-support';
+
+const N = Number(process.env.BENCH_EVENTS ?? 20_000);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+const CONCURRENCY = 50;
+
+/** The reference: how fast BullMQ alone moves no-op jobs through the same Redis with the same concurrency. */
+async function rawBullmqNoop(redisUrl: string, prefix: string, jobs: number): Promise<number> {
+  const connection = bullConnection(redisUrl);
+  const queue = new Queue('noop', { connection, prefix });
+  for (let i = 0; i < jobs; i += 1000) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({
+        name: 'noop',
+        data: { i: i + j },
+        opts: { removeOnComplete: true },
+      })),
+    );
+  }
+  let done = 0;
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const worker = new Worker('noop', async () => undefined, {
+      connection,
+      prefix,
+      concurrency: CONCURRENCY,
+    });
+    worker.on('completed', () => {
+      if (++done === jobs) void worker.close().then(resolve);
+    });
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return jobs / seconds;
+}
+
+async function main() {
+  // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
+  const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
+  await prepare(config);
+  const receipts = new Map<string, number>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      receipts.set(String(req.headers['webhook-id']), performance.now());
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const target = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+  const { app, url, company } = await startBenchApi(config);
+  await app
+    .get(WebhookEndpointsService)
+    .create(company.company.uuid, { url: target, events: ['warehouse.created'] });
+  const client = new Agent({ connections: 32 });
+  const headers = { authorization: `Bearer ${company.api_key}`, 'content-type': 'application/json' };
+  const body = (i: number) =>
+    JSON.stringify({
+      warehouse: { name: `W${i}`, address: 'a', city: 'c', state: 's', zip: 'z', capacity: i },
+    });
+  const create = async (i: number) => {
+    const res = await request(`${url}/inventory/int/v1/warehouses`, {
+      method: 'POST',
+      headers,
+      body: body(i),
+      dispatcher: client,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${text}`);
+  };
+
+  // 1. Throughput: a backlog of N committed events, drained by one worker process.
+  for (let i = 0; i < N; i += 64)
+    await Promise.all(Array.from({ length: Math.min(64, N - i) }, (_, j) => create(i + j)));
+  const worker = startProcess('worker', env);
+  const drainStart = performance.now();
+  let firstReceipt = 0;
+  while (receipts.size < N) {
+    if (!firstReceipt && receipts.size) firstReceipt = performance.now();
+    await sleep(20);
+  }
+  const drainSeconds = (performance.now() - (firstReceipt || drainStart)) / 1000;
+  const deliveriesPerSecond = N / drainSeconds;
+
+  // 2. Latency: commit → receipt at a steady RATE events/s.
+  receipts.clear();
+  const committed = new Map<string, number>();
+  const ids = new Map<string, string>();
+  const total = RATE * RATE_SECONDS;
+  const paced = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = paced + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    inflight.push(
+      (async () => {
+        const res = await request(`${url}/inventory/int/v1/warehouses`, {
+          method: 'POST',
+          headers,
+          body: body(i),
+          dispatcher: client,
+        });
+        const json = (await res.body.json()) as { warehouse: { uuid: string } };
+        committed.set(json.warehouse.uuid, performance.now());
+      })(),
+    );
+  }
+  await Promise.all(inflight);
+  const deadline = performance.now() + 30_000;
+  while (receipts.size < total && performance.now() < deadline) await sleep(20);
+  // Map webhook ids back to warehouses through the outbox.
+  const events: { event_id: string; uuid: string }[] = await app
+    .get(DataSource)
+    .query(
+      `SELECT event_id, payload->'data'->>'id' AS uuid FROM webhook_events WHERE name = 'warehouse.created'`,
+    );
+  for (const event of events) ids.set(event.event_id, event.uuid);
+  const latencies: number[] = [];
+  for (const [eventId, at] of receipts) {
+    const uuid = ids.get(eventId);
+    const start = uuid ? committed.get(uuid) : undefined;
+    if (start !== undefined) latencies.push(at - start);
+  }
+  latencies.sort((a, b) => a - b);
+
+  await stopProcess(worker);
+  const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop`, N);
+
+  const result = {
+    events: N,
+    deliveries_per_second: Math.round(deliveriesPerSecond),
+    raw_bullmq_noop_jobs_per_second: Math.round(noop),
+    ratio_to_noop: Number((deliveriesPerSecond / noop).toFixed(3)),
+    latency_at_rate: {
+      events_per_second: RATE,
+      events: total,
+      delivered: receipts.size,
+      p50_ms: Math.round(percentile(latencies, 50)),
+      p95_ms: Math.round(percentile(latencies, 95)),
+      p99_ms: Math.round(percentile(latencies, 99)),
+    },
+    targets: { ratio_to_noop: '>= 0.5', p99_ms: '< 250' },
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const dir = join(__dirname, '..', '..', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'webhooks-latest.json'), JSON.stringify(result, null, 2));
+
+  await client.close();
+  await app.close();
+  receiver.close();
+  await cleanup(config);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});
