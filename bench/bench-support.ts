@@ -51,10 +51,16 @@ export async function startBenchApi(config: AppConfig) {
 }
 
 export function startProcess(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
-  return fork(join(DIST_APPS, app, 'src', 'main.js'), [], {
-    env: { ...process.env, ...env },
-    stdio: 'inherit',
-  });
+  return fork(
+    process.env.BENCH_WORKER_SCRIPT && app === 'worker'
+      ? process.env.BENCH_WORKER_SCRIPT
+      : join(DIST_APPS, app, 'src', 'main.js'),
+    [],
+    {
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    },
+  );
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {

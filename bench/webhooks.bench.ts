@@ -21,7 +21,7 @@ import {
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
-const CONCURRENCY = 50;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 
 /** The reference: how fast BullMQ alone moves no-op jobs through the same Redis with the same concurrency. */
 async function rawBullmqNoop(redisUrl: string, prefix: string, jobs: number): Promise<number> {

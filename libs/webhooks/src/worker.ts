@@ -1,18 +1,20 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
+import { AttemptWriter } from './worker/attempt-writer';
 import { DeliveryProcessor } from './worker/delivery.processor';
+import { EndpointCache } from './worker/endpoint-cache';
 import { DeliverySweeper } from './worker/delivery.sweeper';
 import { OutboxRelay } from './worker/outbox.relay';
 
 export { DeliveryProcessor, RetryLater, backoffStrategy } from './worker/delivery.processor';
 export { DeliverySweeper } from './worker/delivery.sweeper';
 export { OutboxRelay } from './worker/outbox.relay';
-export { recordAttempt } from './worker/attempt-recorder';
+export { recordAttempt, recordAttempts } from './worker/attempt-recorder';
 
 /** The consumer side (worker process only): outbox relay, sweeper and the delivery processor. */
 @Module({
   imports: [BullModule.registerQueue({ name: DELIVERY_QUEUE })],
-  providers: [OutboxRelay, DeliverySweeper, DeliveryProcessor],
+  providers: [OutboxRelay, DeliverySweeper, DeliveryProcessor, EndpointCache, AttemptWriter],
 })
 export class WebhooksWorkerModule {}

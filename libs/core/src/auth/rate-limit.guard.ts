@@ -37,7 +37,6 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
     const key = `${this.config.queuePrefix}:ratelimit:${apiKey}:${window}`;
     let count: number;
     try {
-      if (this.redis.status === 'wait') await this.redis.connect();
       const results = await this.redis.multi().set(key, 0, 'PX', WINDOW_MS, 'NX').incr(key).exec();
       count = Number(results?.[1]?.[1]);
     } catch (error) {

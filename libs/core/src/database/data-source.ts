@@ -16,14 +16,24 @@ export function dataSourceOptions(databaseUrl: string, manifests: ExtensionManif
   };
 }
 
-/** Runs every pending migration; returns the names of those applied. */
+/** Any number with which no other application takes an advisory lock: "wharf" in ASCII. */
+const MIGRATION_LOCK = 0x7768617266;
+
+/**
+ * Runs every pending migration; returns the names of those applied. An advisory lock serialises
+ * processes that migrate at the same moment (npm start, the CLI, several containers).
+ */
 export async function runMigrations(databaseUrl: string, manifests: ExtensionManifest[]): Promise<string[]> {
   const dataSource = new DataSource(dataSourceOptions(databaseUrl, manifests));
   await dataSource.initialize();
+  const lock = dataSource.createQueryRunner();
   try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((migration) => migration.name);
   } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await lock.release();
     await dataSource.destroy();
   }
 }

@@ -36,10 +36,7 @@ export class HealthService implements OnApplicationShutdown {
   async check(): Promise<HealthReport> {
     const [database, redis] = await Promise.all([
       this.probe(() => this.dataSource.query('SELECT 1')),
-      this.probe(async () => {
-        if (this.redis.status === 'wait') await this.redis.connect();
-        return this.redis.ping();
-      }),
+      this.probe(() => this.redis.ping()),
     ]);
     return { status: database === 'up' && redis === 'up' ? 'ok' : 'error', checks: { database, redis } };
   }

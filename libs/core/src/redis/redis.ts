@@ -14,14 +14,17 @@ export function bullConnection(redisUrl: string): RedisOptions {
   };
 }
 
-/** A client that fails fast instead of queueing commands while Redis is away (health checks, preflight). */
+/**
+ * A client that fails fast while Redis is away (health checks, rate limiting): commands wait at most
+ * `commandTimeout` ms (e.g. while the first connection is still being made) instead of queueing forever.
+ */
 export function createFailFastRedis(redisUrl: string, connectTimeout = 2000): Redis {
   return new Redis({
     ...bullConnection(redisUrl),
     maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
+    enableOfflineQueue: true,
+    commandTimeout: connectTimeout,
     connectTimeout,
-    lazyConnect: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
 }

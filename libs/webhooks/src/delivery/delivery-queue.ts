@@ -1,21 +1,73 @@
-import { JobsOptions } from 'bullmq';
+import { JobsOptions, Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
 
 export const DELIVERY_QUEUE = 'webhook-deliveries';
 
+/** Everything one delivery attempt needs, carried in the job so the worker need not read it back. */
+export interface DeliveryJobData {
+  delivery: string;
+  endpoint: string;
+  /** The endpoint's updated_at (ms) when enqueued: the worker reloads a cached endpoint older than this. */
+  endpointVersion: number;
+  company: string;
+  eventId: string;
+  event: string;
+  /** The exact envelope bytes to sign and send. */
+  body: string;
+  /** Attempts already made (from PostgreSQL, so counting survives Redis losing the job). */
+  attempts: number;
+}
+
 /** One job per delivery, its id the delivery uuid (so re-enqueueing an existing job is a no-op). */
 export function deliveryJob(
-  deliveryUuid: string,
+  data: DeliveryJobData,
   maxAttempts: number,
-): { name: string; data: { delivery: string }; opts: JobsOptions } {
+): { name: string; data: DeliveryJobData; opts: JobsOptions } {
   return {
     name: 'deliver',
-    data: { delivery: deliveryUuid },
+    data,
     opts: {
-      jobId: deliveryUuid,
-      attempts: maxAttempts,
+      jobId: data.delivery,
+      attempts: Math.max(1, maxAttempts - data.attempts),
       backoff: { type: 'custom' },
       removeOnComplete: true,
       removeOnFail: true,
     },
   };
+}
+
+/** Job data for deliveries, read from PostgreSQL (the sweeper, resend and recover use this). */
+export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]): Promise<DeliveryJobData[]> {
+  if (!uuids.length) return [];
+  const rows: any[] = await dataSource.query(
+    `SELECT d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, e.event_id, e.name, e.payload::text AS body,
+            (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+     FROM webhook_deliveries d
+     JOIN webhook_events e ON e.event_id = d.event_id
+     JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
+     WHERE d.uuid = ANY($1::uuid[])`,
+    [uuids],
+  );
+  return rows.map((row) => ({
+    delivery: row.uuid,
+    endpoint: row.webhook_endpoint_uuid,
+    endpointVersion: Number(row.version),
+    company: row.company_uuid,
+    eventId: row.event_id,
+    event: row.name,
+    body: row.body,
+    attempts: row.attempts,
+  }));
+}
+
+/** Enqueues the given (pending) deliveries; a delivery whose job still exists is left as it is. */
+export async function enqueueDeliveries(
+  dataSource: DataSource,
+  queue: Queue,
+  uuids: string[],
+  maxAttempts: number,
+): Promise<number> {
+  const jobs = await loadDeliveryJobs(dataSource, uuids);
+  if (jobs.length) await queue.addBulk(jobs.map((job) => deliveryJob(job, maxAttempts)));
+  return jobs.length;
 }

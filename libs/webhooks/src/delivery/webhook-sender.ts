@@ -106,11 +106,14 @@ export class WebhookSender implements OnApplicationShutdown {
   }
 
   async send(endpoint: EndpointSecrets, eventId: string, body: string): Promise<Attempt> {
+    return this.sendSigned(endpoint.url, this.secrets(endpoint), eventId, body);
+  }
+
+  /** Sends with already-decrypted secrets (the worker caches them per endpoint). */
+  async sendSigned(url: string, secrets: string[], eventId: string, body: string): Promise<Attempt> {
     const sentAt = new Date();
     const timestamp = Math.floor(sentAt.getTime() / 1000);
-    const signature = this.secrets(endpoint)
-      .map((secret) => sign(secret, eventId, timestamp, body))
-      .join(' ');
+    const signature = secrets.map((secret) => sign(secret, eventId, timestamp, body)).join(' ');
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
@@ -120,12 +123,12 @@ export class WebhookSender implements OnApplicationShutdown {
     };
     const logged = { ...headers, 'webhook-signature': '[redacted]' };
     const started = performance.now();
-    const base = { url: endpoint.url, request_headers: logged, request_body: body, sent_at: sentAt };
+    const base = { url, request_headers: logged, request_body: body, sent_at: sentAt };
     const policy = {
       httpsOnly: this.config.nodeEnv === 'production',
       allowPrivate: this.config.webhooks.allowPrivateTargets,
     };
-    const refusal = urlRefusal(endpoint.url, policy);
+    const refusal = urlRefusal(url, policy);
     if (refusal) {
       return {
         ...base,
@@ -140,7 +143,7 @@ export class WebhookSender implements OnApplicationShutdown {
     }
     const signal = AbortSignal.timeout(this.config.webhooks.timeoutMs);
     try {
-      const response = await request(endpoint.url, {
+      const response = await request(url, {
         method: 'POST',
         headers,
         body,

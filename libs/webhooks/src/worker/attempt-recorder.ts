@@ -1,5 +1,5 @@
 import { AppConfig } from '@wharf/core';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Attempt } from '../delivery/webhook-sender';
 
 export interface AttemptRecord {
@@ -18,74 +18,107 @@ export interface AttemptRecord {
   nextAttemptInMs: number;
 }
 
+const LOG_COLUMNS = `uuid, company_uuid, webhook_endpoint_uuid, event_id, event, attempt, test, url, request_headers, request_body,
+  response_status, response_headers, response_body, duration_ms, error, status, sent_at, created_at, updated_at`;
+
+async function insertLogs(
+  manager: EntityManager,
+  records: AttemptRecord[],
+): Promise<Record<string, unknown>[]> {
+  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
+  return manager.query(
+    `INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, test,
+       url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
+     SELECT c, ep, d, ev, en, a, t, u, rh::jsonb, rb, rs, rsh::jsonb, rsb, dm, er, st, sa
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::bool[], $8::text[], $9::text[],
+       $10::text[], $11::int[], $12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::timestamptz[])
+       AS x(c, ep, d, ev, en, a, t, u, rh, rb, rs, rsh, rsb, dm, er, st, sa)
+     RETURNING ${LOG_COLUMNS}`,
+    [
+      column((r) => r.delivery.company_uuid),
+      column((r) => r.delivery.endpoint_uuid),
+      column((r) => r.delivery.uuid),
+      column((r) => r.delivery.event_id),
+      column((r) => r.delivery.event),
+      column((r) => r.attempt),
+      column((r) => r.test ?? false),
+      column((r) => r.result.url),
+      column((r) => JSON.stringify(r.result.request_headers)),
+      column((r) => r.result.request_body),
+      column((r) => r.result.response_status),
+      column((r) => (r.result.response_headers ? JSON.stringify(r.result.response_headers) : null)),
+      column((r) => r.result.response_body),
+      column((r) => r.result.duration_ms),
+      column((r) => r.result.error),
+      column((r) => r.result.status),
+      column((r) => r.result.sent_at),
+    ],
+  );
+}
+
 /**
- * Writes the request-log row, the delivery's new state and the endpoint's health in one transaction.
- * Endpoint health: a success clears `failing_since`; a 410 disables at once; failing without a single
- * success for longer than the configured window disables automatically.
+ * Writes request-log rows, the deliveries' new states and the endpoints' health for a batch of attempts in
+ * one transaction. Endpoint health: a success clears `failing_since`; a 410 disables at once; failing
+ * without a single success for longer than the configured window disables automatically.
  */
-export async function recordAttempt(
-  dataSource: DataSource,
-  config: AppConfig,
-  record: AttemptRecord,
-): Promise<Record<string, unknown>> {
-  const { delivery, result } = record;
+export async function recordAttempts(dataSource: DataSource, config: AppConfig, records: AttemptRecord[]) {
   return dataSource.transaction(async (manager) => {
-    const [log] = await manager.query(
-      `INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, test,
-         url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13, $14, $15, $16, $17)
-       RETURNING uuid, company_uuid, webhook_endpoint_uuid, event_id, event, attempt, test, url, request_headers, request_body,
-         response_status, response_headers, response_body, duration_ms, error, status, sent_at, created_at, updated_at`,
-      [
-        delivery.company_uuid,
-        delivery.endpoint_uuid,
-        delivery.uuid,
-        delivery.event_id,
-        delivery.event,
-        record.attempt,
-        record.test ?? false,
-        result.url,
-        JSON.stringify(result.request_headers),
-        result.request_body,
-        result.response_status,
-        result.response_headers ? JSON.stringify(result.response_headers) : null,
-        result.response_body,
-        result.duration_ms,
-        result.error,
-        result.status,
-        result.sent_at,
-      ],
-    );
-    if (record.test) return log;
-    if (delivery.uuid) {
+    const logs = await insertLogs(manager, records);
+    const deliveries = records.filter((r) => !r.test && r.delivery.uuid);
+    if (deliveries.length) {
       await manager.query(
-        `UPDATE webhook_deliveries SET attempts = $2, status = $3, last_attempt_at = now(),
-           next_attempt_at = now() + make_interval(secs => $4), updated_at = now() WHERE uuid = $1`,
-        [delivery.uuid, record.attempt, record.outcome, record.nextAttemptInMs / 1000],
+        `UPDATE webhook_deliveries d SET attempts = v.a, status = v.s, last_attempt_at = now(), updated_at = now(),
+           next_attempt_at = now() + v.ms * interval '1 millisecond'
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::float8[]) AS v(u, a, s, ms) WHERE d.uuid = v.u`,
+        [
+          deliveries.map((r) => r.delivery.uuid),
+          deliveries.map((r) => r.attempt),
+          deliveries.map((r) => r.outcome),
+          deliveries.map((r) => r.nextAttemptInMs),
+        ],
       );
     }
-    if (result.status === 'successful') {
+    const gone = new Set<string>();
+    const succeeded = new Set<string>();
+    const failed = new Set<string>();
+    for (const r of records) {
+      if (r.test) continue;
+      const endpoint = r.delivery.endpoint_uuid;
+      if (r.result.response_status === 410) gone.add(endpoint);
+      else if (r.result.status === 'successful') succeeded.add(endpoint);
+      else failed.add(endpoint);
+    }
+    for (const endpoint of succeeded) failed.delete(endpoint);
+    if (succeeded.size) {
       await manager.query(
-        `UPDATE webhook_endpoints SET failing_since = NULL WHERE uuid = $1 AND failing_since IS NOT NULL`,
-        [delivery.endpoint_uuid],
+        `UPDATE webhook_endpoints SET failing_since = NULL WHERE uuid = ANY($1::uuid[]) AND failing_since IS NOT NULL`,
+        [[...succeeded]],
       );
-    } else if (result.response_status === 410) {
-      await manager.query(
-        `UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(), updated_at = now(),
-           disabled_reason = 'The endpoint answered 410 Gone.' WHERE uuid = $1`,
-        [delivery.endpoint_uuid],
-      );
-    } else {
+    }
+    if (failed.size) {
       await manager.query(
         `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()),
            status = CASE WHEN failing_since < now() - make_interval(days => $2) THEN 'disabled' ELSE status END,
            disabled_at = CASE WHEN failing_since < now() - make_interval(days => $2) THEN now() ELSE disabled_at END,
+           updated_at = CASE WHEN failing_since < now() - make_interval(days => $2) THEN now() ELSE updated_at END,
            disabled_reason = CASE WHEN failing_since < now() - make_interval(days => $2)
              THEN 'Deliveries failed without a success for ' || $2 || ' days.' ELSE disabled_reason END
-         WHERE uuid = $1`,
-        [delivery.endpoint_uuid, config.webhooks.autoDisableAfterDays],
+         WHERE uuid = ANY($1::uuid[])`,
+        [[...failed], config.webhooks.autoDisableAfterDays],
       );
     }
-    return log;
+    if (gone.size) {
+      await manager.query(
+        `UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(), updated_at = now(),
+           disabled_reason = 'The endpoint answered 410 Gone.' WHERE uuid = ANY($1::uuid[])`,
+        [[...gone]],
+      );
+    }
+    return logs;
   });
+}
+
+/** One attempt (e.g. a test send); returns its request-log row. */
+export async function recordAttempt(dataSource: DataSource, config: AppConfig, record: AttemptRecord) {
+  return (await recordAttempts(dataSource, config, [record]))[0];
 }

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, deliveryJob } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
 import { maxAttempts } from './retry-schedule';
 
 /**
@@ -40,11 +40,12 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
        ORDER BY next_attempt_at LIMIT 1000`,
       [this.config.webhooks.sweepGraceMs / 1000],
     );
-    if (late.length) {
-      const attempts = maxAttempts(this.config.webhooks.retrySchedule);
-      await this.queue.addBulk(late.map((delivery) => deliveryJob(delivery.uuid, attempts)));
-    }
-    return late.length;
+    return enqueueDeliveries(
+      this.dataSource,
+      this.queue,
+      late.map((delivery) => delivery.uuid),
+      maxAttempts(this.config.webhooks.retrySchedule),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, deliveryJob } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE, DeliveryJobData, deliveryJob } from '../delivery/delivery-queue';
 import { OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { maxAttempts } from './retry-schedule';
 
@@ -80,32 +80,59 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
-    const { claimed, deliveries } = await this.dataSource.transaction(async (manager) => {
-      const events: { id: string }[] = await manager.query(
-        `SELECT id FROM webhook_events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+    const { claimed, jobs } = await this.dataSource.transaction(async (manager) => {
+      const events: { id: string; event_id: string; name: string; body: string }[] = await manager.query(
+        `SELECT id, event_id, name, payload::text AS body FROM webhook_events
+         WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
       );
-      if (!events.length) return { claimed: 0, deliveries: [] as { uuid: string }[] };
+      if (!events.length) return { claimed: 0, jobs: [] as DeliveryJobData[] };
       const ids = events.map((event) => event.id);
-      const created: { uuid: string }[] = await manager.query(
-        `INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid)
-         SELECT e.event_id, ep.uuid, e.company_uuid
-         FROM webhook_events e
-         JOIN webhook_endpoints ep ON ep.company_uuid = e.company_uuid AND ep.status = 'enabled'
-          AND (ep.events ? e.name OR ep.events ? '*')
-         WHERE e.id = ANY($1::bigint[])
-         ORDER BY e.id
-         ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
-         RETURNING uuid`,
+      const created: {
+        uuid: string;
+        event_id: string;
+        endpoint: string;
+        company: string;
+        version: string;
+      }[] = await manager.query(
+        `WITH targets AS (
+           SELECT e.id, e.event_id, e.company_uuid, ep.uuid AS endpoint, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+           FROM webhook_events e
+           JOIN webhook_endpoints ep ON ep.company_uuid = e.company_uuid AND ep.status = 'enabled'
+            AND (ep.events ? e.name OR ep.events ? '*')
+           WHERE e.id = ANY($1::bigint[])
+         ), inserted AS (
+           INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid)
+           SELECT event_id, endpoint, company_uuid FROM targets ORDER BY id
+           ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
+           RETURNING uuid, event_id, webhook_endpoint_uuid
+         )
+         SELECT i.uuid, i.event_id, t.endpoint, t.company_uuid AS company, t.version
+         FROM inserted i JOIN targets t ON t.event_id = i.event_id AND t.endpoint = i.webhook_endpoint_uuid
+         ORDER BY t.id`,
         [ids],
       );
       await manager.query('UPDATE webhook_events SET dispatched_at = now() WHERE id = ANY($1::bigint[])', [
         ids,
       ]);
-      return { claimed: events.length, deliveries: created };
+      const byId = new Map(events.map((event) => [event.event_id, event]));
+      const jobs = created.map((row) => {
+        const event = byId.get(row.event_id)!;
+        return {
+          delivery: row.uuid,
+          endpoint: row.endpoint,
+          endpointVersion: Number(row.version),
+          company: row.company,
+          eventId: row.event_id,
+          event: event.name,
+          body: event.body,
+          attempts: 0,
+        };
+      });
+      return { claimed: events.length, jobs };
     });
-    if (deliveries.length) {
+    if (jobs.length) {
       const attempts = maxAttempts(this.config.webhooks.retrySchedule);
-      await this.queue.addBulk(deliveries.map((delivery) => deliveryJob(delivery.uuid, attempts)));
+      await this.queue.addBulk(jobs.map((job) => deliveryJob(job, attempts)));
     }
     return claimed;
   }

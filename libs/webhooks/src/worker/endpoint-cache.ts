@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { decryptSecret } from '../endpoints/secrets';
+
+export interface CachedEndpoint {
+  uuid: string;
+  url: string;
+  status: string;
+  /** updated_at in ms: any change to the endpoint (rotation, disable, new URL) bumps it. */
+  version: number;
+  secrets: string[];
+  /** When the previous secret stops being valid (ms), if there is one. */
+  previousExpires: number;
+  loadedAt: number;
+}
+
+const MAX_AGE_MS = 5_000;
+
+/**
+ * Endpoints with decrypted secrets, kept briefly so a delivery needs no read of its own. Each job carries
+ * the endpoint's version at enqueue time: a cached copy older than that is reloaded.
+ */
+@Injectable()
+export class EndpointCache {
+  private readonly entries = new Map<string, Promise<CachedEndpoint | undefined>>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async get(uuid: string, minVersion: number): Promise<CachedEndpoint | undefined> {
+    const cached = await this.entries.get(uuid);
+    if (cached && cached.version >= minVersion && Date.now() - cached.loadedAt < MAX_AGE_MS) return cached;
+    const loading = this.load(uuid);
+    this.entries.set(uuid, loading);
+    loading.catch(() => this.entries.delete(uuid));
+    return loading;
+  }
+
+  /** Secrets valid right now (the previous one only during its grace period). */
+  secrets(endpoint: CachedEndpoint): string[] {
+    return endpoint.previousExpires > Date.now() ? endpoint.secrets : endpoint.secrets.slice(0, 1);
+  }
+
+  private async load(uuid: string): Promise<CachedEndpoint | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT uuid, url, status, secret, previous_secret, previous_secret_expires_at,
+              (extract(epoch FROM updated_at) * 1000)::bigint AS version
+       FROM webhook_endpoints WHERE uuid = $1`,
+      [uuid],
+    );
+    if (!row) return undefined;
+    const previousExpires = row.previous_secret_expires_at
+      ? new Date(row.previous_secret_expires_at).getTime()
+      : 0;
+    return {
+      uuid: row.uuid,
+      url: row.url,
+      status: row.status,
+      version: Number(row.version),
+      secrets: [row.secret, row.previous_secret]
+        .filter(Boolean)
+        .map((secret) => decryptSecret(secret, this.config.appKey)),
+      previousExpires,
+      loadedAt: Date.now(),
+    };
+  }
+}
