@@ -11,8 +11,11 @@ const swc = [
     module: { type: 'commonjs' },
   },
 ];
+// ESM-only dependencies jest (CommonJS) cannot require: compiled to CommonJS like our own sources.
+const esmOnly = ['content-disposition', '@apidevtools/json-schema-ref-parser'];
 const shared = {
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': swc, [`/node_modules/(${esmOnly.join('|')})/.+\\.js$`]: swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@wharf/api$': '<rootDir>/apps/api/src/api',

@@ -32,6 +32,31 @@ const SEEDS: Record<string, (tag: string) => Body> = {
   }),
   'warehouse-section': (tag) => ({ name: `${tag} aisle`, description: `${tag} cold` }),
   'warehouse-dock': (tag) => ({ dock_number: `${tag} D1`, direction: 'inbound', capacity: 2 }),
+  vehicle: (tag) => ({ plate_number: `${tag} RT-1`, make: `${tag} make`, year: 2022, status: 'active' }),
+  driver: (tag) => ({ name: `${tag} driver`, phone: '+1 555 0100', email: 'driver@example.com' }),
+  order: (tag) => ({ reference: `${tag} PO-1`, notes: `${tag} fragile`, meta: { note: `${tag} meta` } }),
+  // Port 9 (discard) refuses at once: test sends to it are logged without any outside traffic.
+  'webhook-endpoint': (tag) => ({
+    url: `http://127.0.0.1:9/${tag}`,
+    description: `${tag} hook`,
+    events: ['*'],
+  }),
+};
+
+/**
+ * Read-only resources (no create route) are seeded through the route that writes them; they take part in
+ * every read and isolation check, and their absent write routes must refuse too.
+ */
+const READ_ONLY_SEEDS: Record<
+  string,
+  (url: string, owner: TestCompany, records: Record<string, string>) => Promise<string>
+> = {
+  'webhook-request-log': async (url, owner, records) => {
+    const endpoint = records['webhook-endpoint'];
+    const res = await http(url, 'POST', `/int/v1/webhook-endpoints/${endpoint}/test`, { key: owner.key });
+    if (res.status !== 200) throw new Error(`test send failed: ${res.status} ${res.text}`);
+    return res.body.webhook_request_log.uuid;
+  },
 };
 
 interface Walked {
@@ -40,6 +65,10 @@ interface Walked {
   url: string;
   /** References the client can write that point at another tenant-scoped, seeded resource. */
   refs: ReferenceInfo[];
+  /** References to another tenant-scoped, seeded resource, writable or not: list filters try them. */
+  filterRefs: ReferenceInfo[];
+  /** Served without create/update/delete routes. */
+  readOnly: boolean;
 }
 
 /** Every resource route actually mounted by the api, by resource name, from the Nest module graph. */
@@ -91,6 +120,7 @@ describe('tenant isolation: every registered resource, company B against company
   let snapshotOfA: Record<string, string[]>;
 
   const bodyFor = (walk: Walked, owner: TestCompany, tag: string): Body => {
+    if (walk.readOnly) return { event: tag };
     const body = SEEDS[walk.def.name](tag);
     for (const ref of walk.refs) body[ref.column] = records[owner.uuid][ref.resource];
     return body;
@@ -124,22 +154,29 @@ describe('tenant isolation: every registered resource, company B against company
     const defs = api.app.get(ResourceRegistry).all();
     const routes = mountedResourceRoutes(api.app);
     unrouted = defs.filter((def) => !routes.has(def.name)).map((def) => def.name);
-    unseeded = defs.filter((def) => !SEEDS[def.name]).map((def) => def.name);
+    unseeded = defs.filter((def) => !SEEDS[def.name] && !READ_ONLY_SEEDS[def.name]).map((def) => def.name);
     const names = new Set(defs.map((def) => def.name));
     walked = dependencyOrder(defs)
-      .filter((def) => routes.has(def.name) && SEEDS[def.name])
+      .filter((def) => routes.has(def.name) && (SEEDS[def.name] || READ_ONLY_SEEDS[def.name]))
       .map((def) => ({
         def,
         url: routes.get(def.name)!,
         refs: def.references.filter(
           (ref) => ref.scoped && def.writable.has(ref.column) && names.has(ref.resource),
         ),
+        filterRefs: def.references.filter((ref) => ref.scoped && names.has(ref.resource)),
+        readOnly: !SEEDS[def.name],
       }));
 
     for (const company of [a, b]) {
       records[company.uuid] = {};
       const tag = company === a ? 'Alpha' : 'Bravo';
       for (const walk of walked) {
+        if (walk.readOnly) {
+          const seed = READ_ONLY_SEEDS[walk.def.name];
+          records[company.uuid][walk.def.name] = await seed(api.url, company, records[company.uuid]);
+          continue;
+        }
         const res = await http(api.url, 'POST', walk.url, {
           key: company.key,
           body: { [walk.def.keys.singular]: bodyFor(walk, company, tag) },
@@ -156,7 +193,17 @@ describe('tenant isolation: every registered resource, company B against company
     expect(unseeded).toEqual([]);
     expect(unrouted).toEqual([]);
     const names = walked.map((w) => w.def.name);
-    expect(names).toEqual(expect.arrayContaining(['location', 'warehouse']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'location',
+        'warehouse',
+        'vehicle',
+        'driver',
+        'order',
+        'webhook-endpoint',
+        'webhook-request-log',
+      ]),
+    );
     expect(names).toHaveLength(api.app.get(ResourceRegistry).all().length);
     // Core and extension namespaces are both walked.
     expect(walked.find((w) => w.def.name === 'location')!.url).toBe('/int/v1/locations');
@@ -175,7 +222,7 @@ describe('tenant isolation: every registered resource, company B against company
         `?uuid=${aUuid}`,
         `?uuid_in=${aUuid},${records[b.uuid][def.name]}`,
         ...(def.searchable.length ? ['?query=Alpha'] : []),
-        ...walk.refs.map((ref) => `?${ref.column}=${records[a.uuid][ref.resource]}`),
+        ...walk.filterRefs.map((ref) => `?${ref.column}=${records[a.uuid][ref.resource]}`),
       ];
       for (const query of queries) {
         const res = await http(api.url, 'GET', `${url}${query}`, { key: b.key });
@@ -265,7 +312,14 @@ describe('tenant isolation: every registered resource, company B against company
     }
     // The acceptance examples are among the generic attacks.
     expect(attacks).toEqual(
-      expect.arrayContaining(['warehouse.location_uuid', 'warehouse-section.warehouse_uuid']),
+      expect.arrayContaining([
+        'warehouse.location_uuid',
+        'warehouse-section.warehouse_uuid',
+        'driver.vehicle_uuid',
+        'order.driver_uuid',
+        'order.pickup_location_uuid',
+        'order.dropoff_location_uuid',
+      ]),
     );
     expect(got.length).toBeGreaterThan(0);
   });
@@ -333,6 +387,12 @@ describe('tenant isolation: every registered resource, company B against company
     for (const walk of walked) {
       const { def, url } = walk;
       const countA = await countRows(def, a.uuid);
+      if (walk.readOnly) {
+        const refused = await http(api.url, 'POST', url, { key: b.key, body: { company_uuid: a.uuid } });
+        expect({ resource: def.name, status: refused.status }).toEqual({ resource: def.name, status: 404 });
+        expect(await countRows(def, a.uuid)).toBe(countA);
+        continue;
+      }
       for (const body of [
         { [def.keys.singular]: { ...bodyFor(walk, b, 'Bravo own'), company_uuid: a.uuid } },
         { ...bodyFor(walk, b, 'Bravo flat'), company_uuid: a.uuid },

@@ -48,7 +48,7 @@ describe('webhooks: target policy with private targets not allowed', () => {
       NODE_ENV: 'production',
       APP_KEY: Buffer.alloc(32, 9).toString('base64'),
     });
-    const service = new WebhookEndpointsService(undefined as never, production);
+    const service = new WebhookEndpointsService(production, undefined as never);
     expect(service.refusal('http://hooks.example.com/x')).toMatch(/https/);
     expect(service.refusal('https://hooks.example.com/x')).toBeUndefined();
   });

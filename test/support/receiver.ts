@@ -21,7 +21,8 @@ export class Receiver {
   private server?: Server;
   url = '';
 
-  async start(): Promise<this> {
+  /** Listens on `port` (default: a free one); start again on the old port to bring a stopped receiver back. */
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -44,7 +45,7 @@ export class Receiver {
       });
     });
     this.server.keepAliveTimeout = 1000;
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
     return this;
   }

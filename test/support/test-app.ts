@@ -54,11 +54,18 @@ export interface TestApi {
 
 /** Boots the real api (Fastify, PostgreSQL, Redis) on a free port against a fresh, migrated database. */
 export async function startApi(
-  options: { config?: AppConfig; env?: Record<string, string>; extensions?: Type[] } = {},
+  options: {
+    config?: AppConfig;
+    env?: Record<string, string>;
+    extensions?: Type[];
+    /** Runs before the routes are registered (e.g. to add a Fastify `onRoute` hook). */
+    beforeListen?: (app: NestFastifyApplication) => void;
+  } = {},
 ): Promise<TestApi> {
   const config = options.config ?? testConfig(options.env);
   await prepareDatabase(config, options.extensions);
   const app = await createApi(config, { extensions: options.extensions });
+  options.beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   return {

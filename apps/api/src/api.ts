@@ -1,9 +1,17 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, PinoNestLogger, configureHttp, createFastifyAdapter, createLogger } from '@wharf/core';
+import {
+  AppConfig,
+  PinoNestLogger,
+  configureHttp,
+  createFastifyAdapter,
+  createLogger,
+  setupOpenApi,
+} from '@wharf/core';
 import { composeWharf } from '@wharf/webhooks';
 import { ApiModule } from './api.module';
+import { serveConsole } from './console';
 
 export interface ApiOptions {
   /** Extension modules to load instead of those named by EXTENSIONS (tests). */
@@ -23,6 +31,8 @@ export async function createApi(
     { logger: new PinoNestLogger(logger), bufferLogs: false },
   );
   configureHttp(app);
+  setupOpenApi(app);
+  serveConsole(app);
   app.enableShutdownHooks();
   return app;
 }

@@ -1,26 +1,51 @@
+import { BullModule } from '@nestjs/bullmq';
 import { Global } from '@nestjs/common';
-import { Extension, WRITE_LISTENERS } from '@wharf/core';
+import { Extension, ResourcesModule, WRITE_LISTENERS } from '@wharf/core';
+import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { WebhookSender } from './delivery/webhook-sender';
+import { WebhookEndpointController } from './endpoints/webhook-endpoint.controller';
+import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
+import { WebhookEndpointHooks } from './endpoints/webhook-endpoint.hooks';
 import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
+import { DeliveryRecoveryService } from './management/delivery-recovery.service';
+import { EndpointProbeService } from './management/endpoint-probe.service';
+import { WebhookEventCatalog } from './management/webhook-event-catalog.service';
+import { WebhookEventsController } from './management/webhook-events.controller';
+import { WebhookSenderAddressesController } from './management/webhook-sender-addresses.controller';
 import { CreateWebhooks1700000000100 } from './migrations/1700000000100-create-webhooks';
+import { IndexWebhookRequestLogEvents1700000000101 } from './migrations/1700000000101-index-webhook-request-log-events';
 import { OutboxWriter } from './outbox/outbox.writer';
+import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
+import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
 
 /**
  * The producer side of webhooks, loaded by every process: tables, the outbox written inside each
- * resource write, endpoint management. Consumers (relay, delivery) live in `@wharf/webhooks/worker`.
+ * resource write, and the management API of the console under `/int/v1` (endpoints, request logs, the
+ * event catalog). Consumers (relay, delivery) live in `@wharf/webhooks/worker`.
  */
 @Global()
 @Extension({
   name: 'webhooks',
   namespace: 'int/v1',
-  entities: [],
-  migrations: [CreateWebhooks1700000000100],
+  entities: [WebhookEndpoint, WebhookRequestLog],
+  migrations: [CreateWebhooks1700000000100, IndexWebhookRequestLogEvents1700000000101],
+  imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
+  controllers: [
+    WebhookEndpointController,
+    WebhookRequestLogController,
+    WebhookEventsController,
+    WebhookSenderAddressesController,
+  ],
   providers: [
     OutboxWriter,
     { provide: WRITE_LISTENERS, useFactory: (outbox: OutboxWriter) => [outbox], inject: [OutboxWriter] },
     WebhookEndpointsService,
+    WebhookEndpointHooks,
+    WebhookEventCatalog,
+    EndpointProbeService,
+    DeliveryRecoveryService,
     WebhookSender,
   ],
-  exports: [WRITE_LISTENERS, WebhookEndpointsService, WebhookSender],
+  exports: [WRITE_LISTENERS, WebhookEndpointsService, WebhookSender, WebhookEventCatalog],
 })
 export class WebhooksExtension {}

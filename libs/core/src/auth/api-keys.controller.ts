@@ -1,5 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../http/api-error';
+import { dtoSchema } from '../openapi/dto-schema';
+import { ApiUuidParam } from '../openapi/resource-docs.decorator';
 import { validateDto } from '../resources/body-reader';
 import { RequestContext } from '../tenancy/request-context';
 import { AccountsService } from './accounts.service';
@@ -12,17 +15,48 @@ class ApiKeyDto {
   name?: string;
 }
 
+const SUMMARY = {
+  type: 'object',
+  properties: {
+    uuid: { type: 'string', format: 'uuid' },
+    name: { type: 'string', nullable: true },
+    prefix: { type: 'string' },
+    last_four: { type: 'string' },
+    last_used_at: { type: 'string', format: 'date-time', nullable: true },
+    revoked_at: { type: 'string', format: 'date-time', nullable: true },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+};
+const ONE = { type: 'object', properties: { api_key: SUMMARY }, required: ['api_key'] };
+
 /** Key management for the console: list (prefix + last four only), create (shown once), revoke. */
+@ApiTags('api-keys')
 @Controller('api-keys')
 export class ApiKeysController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Get()
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'List the company’s API keys (never the keys)' })
+  @ApiOkResponse({ schema: { type: 'object', properties: { api_keys: { type: 'array', items: SUMMARY } } } })
   async list() {
     return { api_keys: await this.accounts.listApiKeys(RequestContext.companyUuid()) };
   }
 
   @Post()
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key (shown this once)' })
+  @ApiBody({
+    schema: {
+      anyOf: [{ type: 'object', properties: { api_key: dtoSchema(ApiKeyDto) } }, dtoSchema(ApiKeyDto)],
+    },
+  })
+  @ApiCreatedResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        api_key: { allOf: [SUMMARY, { type: 'object', properties: { key: { type: 'string' } } }] },
+      },
+    },
+  })
   async create(@Body() body: unknown) {
     const data = (body as { api_key?: unknown })?.api_key ?? body ?? {};
     if (typeof data !== 'object' || data === null || Array.isArray(data))
@@ -37,6 +71,9 @@ export class ApiKeysController {
   }
 
   @Delete(':uuid')
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key' })
+  @ApiUuidParam()
+  @ApiOkResponse({ schema: ONE })
   async revoke(@Param('uuid') uuid: string) {
     const revoked = await this.accounts.revokeApiKey(uuid, RequestContext.companyUuid());
     if (!revoked) throw ApiError.notFound(`No API key with uuid "${uuid}".`);

@@ -1,6 +1,7 @@
 import { ModuleMetadata, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
+import { resourceModel } from '../resources/resource-model.decorator';
 
 /** A custom domain event an extension can emit, listed in the webhook event catalog. */
 export interface EventDeclaration {
@@ -17,6 +18,7 @@ export interface ExtensionManifest {
   entities: Type[];
   migrations?: Type[];
   controllers?: Type[];
+  /** Nest providers; the `hooks` of the extension's resource models are added automatically. */
   providers?: ModuleMetadata['providers'];
   imports?: ModuleMetadata['imports'];
   exports?: ModuleMetadata['exports'];
@@ -32,10 +34,14 @@ const MANIFEST = Symbol('wharf:extension');
 export function Extension(manifest: ExtensionManifest): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(MANIFEST, { namespace: `${manifest.name}/int/v1`, ...manifest }, target);
+    const providers = manifest.providers ?? [];
+    const hooks = manifest.entities
+      .map((entity) => resourceModel(entity)?.hooks)
+      .filter((hook): hook is Type => hook !== undefined && !providers.includes(hook));
     Module({
       imports: [TypeOrmModule.forFeature(manifest.entities), ...(manifest.imports ?? [])],
       controllers: manifest.controllers ?? [],
-      providers: manifest.providers ?? [],
+      providers: [...providers, ...new Set(hooks)],
       exports: manifest.exports ?? [],
     })(target);
   };

@@ -4,7 +4,10 @@ import { ValidationError, validateSync } from 'class-validator';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 
-/** Fields a client may echo back from a read; they are ignored on write (company_uuid comes from the key). */
+/**
+ * Fields a client may echo back from a read; they are ignored on write (company_uuid comes from the key),
+ * as are the resource's own `readOnly` columns.
+ */
 export const READ_ONLY_FIELDS = ['id', 'uuid', 'company_uuid', 'created_at', 'updated_at'];
 
 export interface NestedItem {
@@ -78,7 +81,10 @@ function nested(
     return null;
   }
   const uuid = typeof raw.uuid === 'string' ? raw.uuid : undefined;
-  const values = withoutReadOnly(raw, embed.kind === 'many' ? [embed.column] : []);
+  const values = withoutReadOnly(raw, [
+    ...(embed.kind === 'many' ? [embed.column] : []),
+    ...(target.readOnly ?? []),
+  ]);
   errors.push(
     ...validateDto(target.dto, values, uuid !== undefined || partialWithoutUuid, pointer, target.name),
   );
@@ -100,7 +106,7 @@ export function readWriteBody(def: ResourceDefinition, body: unknown, partial: b
     throw ApiError.invalid(root, `The body must be a JSON object (optionally under "${def.keys.singular}").`);
 
   const errors: ErrorObject[] = [];
-  const own = withoutReadOnly(data);
+  const own = withoutReadOnly(data, [...(def.readOnly ?? [])]);
   const toOne = new Map<EmbedInfo, NestedItem | null>();
   const toMany = new Map<EmbedInfo, NestedItem[]>();
   for (const embed of def.embeds) {

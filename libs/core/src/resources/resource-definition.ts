@@ -1,4 +1,5 @@
 import { Type } from '@nestjs/common';
+import type { ResourceHooks } from './resource-hooks';
 
 export type ColumnKind = 'integer' | 'number' | 'boolean' | 'uuid' | 'timestamp' | 'string' | 'json';
 
@@ -42,4 +43,10 @@ export interface ResourceDefinition {
   hidden: Set<string>;
   embeds: EmbedInfo[];
   references: ReferenceInfo[];
+  /** Serialised columns a write ignores (maintained by the resource itself). */
+  readOnly?: Set<string>;
+  /** The provider running the resource's domain logic inside its writes. */
+  hooks?: Type<ResourceHooks>;
+  /** False when the resource's writes emit no webhook events (see ResourceModelOptions.events). */
+  events?: boolean;
 }

@@ -1,4 +1,5 @@
 import { Type } from '@nestjs/common';
+import type { ResourceHooks } from './resource-hooks';
 
 export interface ResourceModelOptions {
   /** The class-validator DTO: its properties are the mass-assignable (writable) fields. */
@@ -9,6 +10,18 @@ export interface ResourceModelOptions {
   embed?: string[];
   /** Columns never serialised nor filterable (e.g. secrets). */
   hidden?: string[];
+  /**
+   * Columns serialised but maintained by the resource itself (e.g. a driver's `location`, set by its own
+   * route): ignored when a client echoes them back in a write, like `uuid` and the timestamps.
+   */
+  readOnly?: string[];
+  /** Domain logic run inside every write of the resource (validation, domain events); see ResourceHooks. */
+  hooks?: Type<ResourceHooks>;
+  /**
+   * Whether writes emit `<resource>.created|updated|deleted` webhook events and appear in the event
+   * catalog (default true). Management resources such as webhook endpoints set it to false.
+   */
+  events?: boolean;
 }
 
 export interface ResourceModelMetadata extends ResourceModelOptions {

@@ -117,6 +117,9 @@ export class ResourceRegistry {
       hidden,
       embeds,
       references,
+      readOnly: new Set(model.readOnly ?? []),
+      hooks: model.hooks,
+      events: model.events ?? true,
     };
   }
 }

@@ -1,7 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { WRITE_LISTENERS, WriteListener } from './resource-change';
+import { ResourceDefinition } from './resource-definition';
+import { ResourceHooks } from './resource-hooks';
 import { ResourceRegistry } from './resource-registry';
 import { ResourceService } from './resource.service';
 
@@ -9,19 +12,32 @@ import { ResourceService } from './resource.service';
 @Injectable()
 export class ResourceServices {
   private readonly services = new Map<string, ResourceService>();
+  private readonly hooks = new Map<ResourceDefinition, ResourceHooks | undefined>();
 
   constructor(
     readonly registry: ResourceRegistry,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly moduleRef: ModuleRef,
     @Optional() @Inject(WRITE_LISTENERS) private readonly listeners: WriteListener[] = [],
   ) {}
 
   for(name: string): ResourceService {
     let service = this.services.get(name);
     if (!service) {
-      service = new ResourceService(this.registry.get(name), this.dataSource, this.listeners ?? []);
+      service = new ResourceService(this.registry.get(name), this.dataSource, this.listeners ?? [], (def) =>
+        this.hooksOf(def),
+      );
       this.services.set(name, service);
     }
     return service;
+  }
+
+  /** The provider instance of a resource's `hooks` (registered by its extension), resolved once. */
+  private hooksOf(def: ResourceDefinition): ResourceHooks | undefined {
+    if (!def.hooks) return undefined;
+    if (!this.hooks.has(def)) {
+      this.hooks.set(def, this.moduleRef.get<ResourceHooks>(def.hooks, { strict: false }));
+    }
+    return this.hooks.get(def);
   }
 }

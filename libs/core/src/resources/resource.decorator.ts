@@ -11,6 +11,8 @@ import {
   Put,
   Query,
 } from '@nestjs/common';
+import { ResourceControllerDocs, ResourceRouteDocs } from '../openapi/resource-docs.decorator';
+import { ResourceRouteMethod } from '../openapi/openapi-names';
 import { pluralPath } from './naming';
 import { ResourceServices } from './resource-services';
 
@@ -21,8 +23,17 @@ interface ResourceHandlers {
   [SERVICES]: ResourceServices;
 }
 
+/** The generated routes a resource controller can serve; `update` is PUT and its PATCH alias. */
+export type ResourceRouteKind = 'list' | 'find' | 'create' | 'update' | 'remove';
+
+export interface ResourceOptions {
+  /** The generated routes to serve (default: all five); e.g. `['list', 'find']` for a read-only resource. */
+  routes?: ResourceRouteKind[];
+}
+
 type Route = {
-  method: string;
+  method: ResourceRouteMethod;
+  kind: ResourceRouteKind;
   decorate: MethodDecorator;
   params: ((target: object, key: string, index: number) => void)[];
   status?: number;
@@ -33,6 +44,7 @@ type Route = {
 const ROUTES: Route[] = [
   {
     method: 'list',
+    kind: 'list',
     decorate: Get(),
     params: [Query()],
     call: (n) =>
@@ -42,6 +54,7 @@ const ROUTES: Route[] = [
   },
   {
     method: 'find',
+    kind: 'find',
     decorate: Get(':uuid'),
     params: [Param('uuid')],
     call: (n) =>
@@ -51,6 +64,7 @@ const ROUTES: Route[] = [
   },
   {
     method: 'create',
+    kind: 'create',
     decorate: Post(),
     params: [Body()],
     status: 201,
@@ -61,6 +75,7 @@ const ROUTES: Route[] = [
   },
   {
     method: 'update',
+    kind: 'update',
     decorate: Put(':uuid'),
     params: [Param('uuid'), Body()],
     call: (n) =>
@@ -70,6 +85,7 @@ const ROUTES: Route[] = [
   },
   {
     method: 'patch',
+    kind: 'update',
     decorate: Patch(':uuid'),
     params: [Param('uuid'), Body()],
     call: (n) =>
@@ -79,6 +95,7 @@ const ROUTES: Route[] = [
   },
   {
     method: 'remove',
+    kind: 'remove',
     decorate: Delete(':uuid'),
     params: [Param('uuid')],
     status: 200,
@@ -93,17 +110,21 @@ const ROUTES: Route[] = [
  * Binds a controller to a singular resource name and defines its REST routes when the class is defined
  * (like @nestjsx/crud): `@Resource('warehouse') export class WarehouseController {}` serves
  * `GET|POST /warehouses`, `GET|PUT|PATCH|DELETE /warehouses/:uuid` under the extension's namespace.
- * Methods the class defines itself are left alone, and its own routes sit beside these.
+ * Methods the class defines itself are left alone, and its own routes sit beside these. Each generated
+ * route carries its OpenAPI description (bodies and records are components built from the registry).
  */
-export function Resource(name: string): ClassDecorator {
+export function Resource(name: string, options: ResourceOptions = {}): ClassDecorator {
+  const served = new Set(options.routes ?? ROUTES.map((route) => route.kind));
   return (target) => {
     const prototype = target.prototype as Record<string, unknown>;
     Reflect.defineMetadata(RESOURCE_NAME, name, target);
     Inject(ResourceServices)(prototype, SERVICES);
     for (const route of ROUTES) {
-      if (Object.prototype.hasOwnProperty.call(prototype, route.method)) continue;
+      if (!served.has(route.kind) || Object.prototype.hasOwnProperty.call(prototype, route.method)) continue;
+      const handler = route.call(name);
+      Object.defineProperty(handler, 'name', { value: route.method });
       Object.defineProperty(prototype, route.method, {
-        value: route.call(name),
+        value: handler,
         writable: true,
         configurable: true,
       });
@@ -117,7 +138,9 @@ export function Resource(name: string): ClassDecorator {
       );
       route.decorate(prototype, route.method, descriptor);
       if (route.status) HttpCode(route.status)(prototype, route.method, descriptor);
+      ResourceRouteDocs(route.method, name)(prototype, route.method, descriptor);
     }
+    ResourceControllerDocs(name)(target);
     Controller(pluralPath(name))(target);
   };
 }

@@ -5,6 +5,7 @@ import { NestedItem, WriteInput, readWriteBody } from './body-reader';
 import { parseListQuery } from './list-query';
 import { DomainEvent, ResourceChange, WriteListener } from './resource-change';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
+import { ResourceHooks } from './resource-hooks';
 import { Sql, UUID, scopedSql, sqlOf } from './resource-sql';
 import { Params } from './sql';
 
@@ -43,6 +44,8 @@ export class ResourceService {
     readonly def: ResourceDefinition,
     private readonly dataSource: DataSource,
     private readonly listeners: WriteListener[],
+    /** The hooks of a resource (this one, or one written through an embedded relationship). */
+    private readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined = () => undefined,
   ) {}
 
   private readonly reader: Sql = { rows: (sql, params) => this.dataSource.query(sql, params) };
@@ -131,14 +134,39 @@ export class ResourceService {
     }
   }
 
+  /** The caller's record as stored, locked until the transaction ends; 404 if there is none. */
+  async lockIn(tx: WriteTransaction, uuid: string): Promise<Row> {
+    return this.require(tx.sql, tx.companyUuid, uuid, true);
+  }
+
+  /** The caller's record as served (embedded relationships included), read inside the transaction. */
+  async findIn(tx: WriteTransaction, uuid: string): Promise<Record_ | undefined> {
+    const row = await scopedSql.findOne(tx.sql, this.def, tx.companyUuid, uuid);
+    return row ? this.serializeOne(tx.sql, tx.companyUuid, row) : undefined;
+  }
+
+  /**
+   * Sets columns of the caller's record with one `UPDATE … RETURNING`: no read before, no hooks, no diff
+   * and no `.updated` event — for hot paths that emit their own event (e.g. a driver's location).
+   * `values` must already be validated. Returns the record as served; 404 if there is none.
+   */
+  async setColumnsIn(tx: WriteTransaction, uuid: string, values: Record_): Promise<Record_> {
+    const row = UUID.test(uuid)
+      ? await scopedSql.update(tx.sql, this.def, tx.companyUuid, uuid, values)
+      : undefined;
+    if (!row) throw ApiError.notFound(`No ${this.def.name} with uuid "${uuid}".`);
+    return this.serializeOne(tx.sql, tx.companyUuid, row);
+  }
+
   async createIn(tx: WriteTransaction, input: WriteInput): Promise<Record_> {
     const values = { ...input.values };
     await this.applyToOne(tx, input, values);
     await this.checkReferences(tx, this.def, values, `/${this.def.keys.singular}`);
+    await this.hooksOf(this.def)?.beforeCreate?.(tx, values);
     const row = await scopedSql.insert(tx.sql, this.def, tx.companyUuid, values);
     for (const [embed, items] of input.toMany) await this.syncChildren(tx, embed, row, items, []);
     const record = await this.serializeOne(tx.sql, tx.companyUuid, row);
-    tx.changes.push({ resource: this.def, action: 'created', record });
+    await this.recordChange(tx, { resource: this.def, action: 'created', record });
     return record;
   }
 
@@ -146,6 +174,7 @@ export class ResourceService {
     const values = { ...input.values };
     await this.applyToOne(tx, input, values);
     await this.checkReferences(tx, this.def, values, `/${this.def.keys.singular}`);
+    await this.hooksOf(this.def)?.beforeUpdate?.(tx, before, values);
     const changes: Record<string, [unknown, unknown]> = {};
     for (const [column, value] of Object.entries(values)) {
       if (!sameValue(before[column], value)) changes[column] = [before[column], value];
@@ -173,21 +202,28 @@ export class ResourceService {
     if (Object.keys(changes).length) {
       for (const column of Object.keys(changes))
         if (this.def.columns.has(column)) changes[column][1] = record[column];
-      tx.changes.push({ resource: this.def, action: 'updated', record, changes });
+      await this.recordChange(tx, { resource: this.def, action: 'updated', record, changes });
     }
     return record;
   }
 
   private async deleteIn(tx: WriteTransaction, def: ResourceDefinition, row: Row): Promise<Record_> {
+    await this.hooksOf(def)?.beforeDelete?.(tx, row);
     const [record] = await this.serialize(tx.sql, def, tx.companyUuid, [row]);
     await scopedSql.delete(tx.sql, def, tx.companyUuid, row.uuid);
     for (const embed of def.embeds.filter((e) => e.kind === 'many')) {
       for (const child of record[embed.property] as Record_[]) {
-        tx.changes.push({ resource: embed.target(), action: 'deleted', record: child });
+        await this.recordChange(tx, { resource: embed.target(), action: 'deleted', record: child });
       }
     }
-    tx.changes.push({ resource: def, action: 'deleted', record });
+    await this.recordChange(tx, { resource: def, action: 'deleted', record });
     return record;
+  }
+
+  /** Records a change for the outbox and runs its resource's `afterWrite` hook (domain events). */
+  private async recordChange(tx: WriteTransaction, change: ResourceChange): Promise<void> {
+    tx.changes.push(change);
+    await this.hooksOf(change.resource)?.afterWrite?.(tx, change);
   }
 
   // ---- nested writes -------------------------------------------------------------------------
@@ -202,8 +238,9 @@ export class ResourceService {
       const target = embed.target();
       if (item.uuid === undefined) {
         await this.checkReferences(tx, target, item.values, item.pointer);
+        await this.hooksOf(target)?.beforeCreate?.(tx, item.values);
         const row = await scopedSql.insert(tx.sql, target, tx.companyUuid, item.values);
-        tx.changes.push({
+        await this.recordChange(tx, {
           resource: target,
           action: 'created',
           record: await this.serializeOne(tx.sql, tx.companyUuid, row, target),
@@ -248,8 +285,9 @@ export class ResourceService {
       } else {
         const values = { ...item.values, [embed.column]: parent.uuid };
         await this.checkReferences(tx, target, values, item.pointer, embed.column);
+        await this.hooksOf(target)?.beforeCreate?.(tx, values);
         const row = await scopedSql.insert(tx.sql, target, tx.companyUuid, values);
-        tx.changes.push({
+        await this.recordChange(tx, {
           resource: target,
           action: 'created',
           record: await this.serializeOne(tx.sql, tx.companyUuid, row, target),
@@ -272,6 +310,7 @@ export class ResourceService {
     item: NestedItem,
   ): Promise<boolean> {
     await this.checkReferences(tx, target, item.values, item.pointer);
+    await this.hooksOf(target)?.beforeUpdate?.(tx, child, item.values);
     const changes: Record<string, [unknown, unknown]> = {};
     for (const [column, value] of Object.entries(item.values)) {
       if (!sameValue(child[column], value)) changes[column] = [child[column], value];
@@ -286,7 +325,7 @@ export class ResourceService {
     );
     const record = await this.serializeOne(tx.sql, tx.companyUuid, row, target);
     for (const column of Object.keys(changes)) changes[column][1] = record[column];
-    tx.changes.push({ resource: target, action: 'updated', record, changes });
+    await this.recordChange(tx, { resource: target, action: 'updated', record, changes });
     return true;
   }
 

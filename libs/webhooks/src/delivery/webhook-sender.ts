@@ -6,7 +6,7 @@ import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatche
 import { urlRefusal } from './target-policy';
 
 export const MAX_LOGGED_BODY = 64 * 1024;
-const USER_AGENT = 'Wharf-Webhooks/1.0 (+https://github.com/wharf)';
+const USER_AGENT = 'Wharf-Webhooks/1.0';
 
 export interface EndpointSecrets {
   url: string;

@@ -19,9 +19,12 @@ export class OutboxWriter implements WriteListener {
   ) {
     const at = new Date().toISOString();
     const envelopes = [
-      ...changes.map((change) => changeEnvelope(change, at)),
+      ...changes
+        .filter((change) => change.resource.events !== false)
+        .map((change) => changeEnvelope(change, at)),
       ...events.map((event) => domainEnvelope(event, at)),
     ];
+    if (!envelopes.length) return;
     await queryRunner.query(
       `INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
        SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)`,

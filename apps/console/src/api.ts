@@ -1,0 +1,104 @@
+/** A failed API call: `detail` is the API's own explanation, shown to the user as-is. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+const KEY = 'wharf.apiKey';
+
+export const session = {
+  key: () => sessionStorage.getItem(KEY),
+  signIn: (key: string) => sessionStorage.setItem(KEY, key.trim()),
+  signOut: () => sessionStorage.removeItem(KEY),
+};
+
+/** Calls the management API with the signed-in key; errors carry the API's `detail` text. */
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${session.key() ?? ''}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(`/int/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiFailure(0, 'The API cannot be reached. Is the server running?');
+  }
+  const text = await response.text();
+  const json = text ? safeJson(text) : undefined;
+  if (!response.ok) {
+    const errors = (json as { errors?: { detail?: string }[] } | undefined)?.errors;
+    const detail =
+      errors
+        ?.map((e) => e.detail)
+        .filter(Boolean)
+        .join(' ') || `The API answered ${response.status}.`;
+    throw new ApiFailure(response.status, detail);
+  }
+  return json as T;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function query(params: Record<string, string | number | boolean | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') search.set(k, String(v));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export interface Endpoint {
+  uuid: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  verified_at: string | null;
+  created_at: string;
+  secret?: string;
+}
+
+export interface RequestLog {
+  uuid: string;
+  webhook_endpoint_uuid: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  test: boolean;
+  url: string;
+  request_headers: Record<string, string>;
+  request_body: string;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+  status: 'successful' | 'failed';
+  sent_at: string;
+}
+
+export interface CatalogEvent {
+  name: string;
+  resource: string;
+  description: string;
+}
+
+/** Pulls a single record out of a response whatever its root key (`{"webhook_endpoint": {...}}` or flat). */
+export function unwrap<T>(body: unknown, key: string): T {
+  const record = body as Record<string, unknown>;
+  return (record && typeof record === 'object' && key in record ? record[key] : record) as T;
+}

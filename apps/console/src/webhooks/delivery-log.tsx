@@ -1,0 +1,185 @@
+import { useEffect, useState } from 'preact/hooks';
+import { CatalogEvent, RequestLog, api, query, unwrap } from '../api';
+import { ErrorMessage, Panel, formatTime, useAction } from '../ui';
+
+const REFRESH_MS = 3000;
+
+function Headers({ headers }: { headers: Record<string, string> | null }) {
+  if (!headers) return <p class="muted">none</p>;
+  return (
+    <pre>
+      {Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}
+    </pre>
+  );
+}
+
+function pretty(body: string | null): string {
+  if (!body) return '';
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function LogDetail({ log, onResent }: { log: RequestLog; onResent: () => void }) {
+  const [message, setMessage] = useState<string | null>(null);
+  const resend = useAction(async () => {
+    await api('POST', `/webhook-request-logs/${log.uuid}/resend`);
+    setMessage('Queued again with the same webhook-id.');
+    onResent();
+  });
+  return (
+    <div class="detail" data-testid="log-detail">
+      <div class="grid">
+        <section>
+          <h3>Request</h3>
+          <p class="muted">
+            POST {log.url} · attempt {log.attempt} · {formatTime(log.sent_at)}
+          </p>
+          <Headers headers={log.request_headers} />
+          <pre data-testid="request-body">{pretty(log.request_body)}</pre>
+        </section>
+        <section>
+          <h3>Response</h3>
+          <p>
+            {log.response_status !== null ? `Status ${log.response_status}` : `No response: ${log.error}`} ·{' '}
+            {log.duration_ms} ms
+          </p>
+          <Headers headers={log.response_headers} />
+          <pre>{log.response_body}</pre>
+        </section>
+      </div>
+      {!log.test && (
+        <button type="button" onClick={() => void resend.act()} disabled={resend.busy}>
+          Resend
+        </button>
+      )}
+      {message && <p role="status">{message}</p>}
+      <ErrorMessage error={resend.error} />
+    </div>
+  );
+}
+
+/** Newest first, filterable by status and event, refreshing every few seconds. */
+export function DeliveryLog({
+  endpoint,
+  catalog,
+  version,
+}: {
+  endpoint: string;
+  catalog: CatalogEvent[];
+  version: number;
+}) {
+  const [status, setStatus] = useState('');
+  const [event, setEvent] = useState('');
+  const [logs, setLogs] = useState<RequestLog[] | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    api(
+      'GET',
+      `/webhook-request-logs${query({ webhook_endpoint_uuid: endpoint, status, event, sort: '-sent_at', limit: 50 })}`,
+    )
+      .then((body) => live && (setLogs(body.webhook_request_logs), setError(null)))
+      .catch((caught: unknown) => live && setError(caught));
+    const timer = setTimeout(() => setTick((t) => t + 1), REFRESH_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [endpoint, status, event, tick, version]);
+
+  return (
+    <Panel title="Delivery log">
+      <div class="filters">
+        <label>
+          Status{' '}
+          <select
+            value={status}
+            onChange={(e) => setStatus(e.currentTarget.value)}
+            aria-label="Filter by status"
+          >
+            <option value="">any</option>
+            <option value="successful">successful</option>
+            <option value="failed">failed</option>
+          </select>
+        </label>
+        <label>
+          Event{' '}
+          <select
+            value={event}
+            onChange={(e) => setEvent(e.currentTarget.value)}
+            aria-label="Filter by event"
+          >
+            <option value="">any</option>
+            {catalog.map((c) => (
+              <option key={c.name} value={c.name}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span class="muted">Refreshes every {REFRESH_MS / 1000} s</span>
+      </div>
+      <ErrorMessage error={error} />
+      {logs === null ? (
+        <p>Loading…</p>
+      ) : logs.length === 0 ? (
+        <p>No deliveries yet.</p>
+      ) : (
+        <table class="log">
+          <thead>
+            <tr>
+              <th scope="col">Sent</th>
+              <th scope="col">Event</th>
+              <th scope="col">Attempt</th>
+              <th scope="col">Result</th>
+              <th scope="col">Duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {logs.map((log) => [
+              <tr key={log.uuid} class={`row ${log.status}`}>
+                <td>
+                  <button
+                    type="button"
+                    class="link"
+                    aria-expanded={open === log.uuid}
+                    onClick={() => setOpen(open === log.uuid ? null : log.uuid)}
+                  >
+                    {formatTime(log.sent_at)}
+                  </button>
+                </td>
+                <td>
+                  {log.event}
+                  {log.test && <span class="badge test">test</span>}
+                </td>
+                <td>{log.attempt}</td>
+                <td>
+                  <span class={`badge ${log.status}`}>{log.response_status ?? log.error}</span>
+                </td>
+                <td>{log.duration_ms} ms</td>
+              </tr>,
+              open === log.uuid && (
+                <tr key={`${log.uuid}-detail`}>
+                  <td colSpan={5}>
+                    <LogDetail
+                      log={unwrap<RequestLog>(log, 'webhook_request_log')}
+                      onResent={() => setTick((t) => t + 1)}
+                    />
+                  </td>
+                </tr>
+              ),
+            ])}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}

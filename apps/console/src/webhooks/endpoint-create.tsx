@@ -1,0 +1,68 @@
+import { useEffect, useState } from 'preact/hooks';
+import { CatalogEvent, Endpoint, api, unwrap } from '../api';
+import { CopyButton, ErrorMessage, Panel, useAction } from '../ui';
+import { EventPicker } from './event-picker';
+
+export function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<string[]>(['*']);
+  const [catalog, setCatalog] = useState<CatalogEvent[]>([]);
+  const [created, setCreated] = useState<Endpoint | null>(null);
+  useEffect(() => {
+    void api('GET', '/webhook-events').then((body) => setCatalog(body.webhook_events ?? body.events ?? []));
+  }, []);
+  const { act, busy, error } = useAction(async () => {
+    const body = await api('POST', '/webhook-endpoints', {
+      webhook_endpoint: { url, description: description || undefined, events },
+    });
+    setCreated(unwrap<Endpoint>(body, 'webhook_endpoint'));
+    onCreated();
+  });
+
+  if (created) {
+    return (
+      <Panel title="Endpoint created">
+        <p>
+          Copy the signing secret now: it is shown only once here (you can reveal it later on the endpoint
+          page).
+        </p>
+        <p class="secret">
+          <code data-testid="new-secret">{created.secret}</code> <CopyButton text={created.secret ?? ''} />
+        </p>
+        <a href={`#/webhooks/${created.uuid}`}>Open the endpoint</a>
+      </Panel>
+    );
+  }
+  return (
+    <Panel title="Add endpoint">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act();
+        }}
+      >
+        <label for="endpoint-url">Endpoint URL</label>
+        <input
+          id="endpoint-url"
+          type="url"
+          required
+          value={url}
+          placeholder="https://example.com/webhooks"
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
+        <label for="endpoint-description">Description</label>
+        <input
+          id="endpoint-description"
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
+        <EventPicker catalog={catalog} value={events} onChange={setEvents} />
+        <button type="submit" disabled={busy || !events.length}>
+          Create endpoint
+        </button>
+        <ErrorMessage error={error} />
+      </form>
+    </Panel>
+  );
+}

@@ -1,0 +1,93 @@
+import { useEffect, useState } from 'preact/hooks';
+import { Endpoint, api, query } from '../api';
+import { ErrorMessage, Panel, StatusBadge } from '../ui';
+import { CreateEndpoint } from './endpoint-create';
+
+interface Row extends Endpoint {
+  successRate?: string;
+}
+
+async function successRate(endpoint: string): Promise<string> {
+  const since = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
+  const base = { webhook_endpoint_uuid: endpoint, test: false, sent_at_gte: since, limit: 1 };
+  const [all, ok] = await Promise.all([
+    api('GET', `/webhook-request-logs${query(base)}`),
+    api('GET', `/webhook-request-logs${query({ ...base, status: 'successful' })}`),
+  ]);
+  const total = all.meta?.total ?? 0;
+  return total ? `${Math.round((100 * (ok.meta?.total ?? 0)) / total)}% of ${total}` : 'no deliveries';
+}
+
+export function EndpointListPage() {
+  const [rows, setRows] = useState<Row[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [creating, setCreating] = useState(false);
+
+  const load = async () => {
+    try {
+      const body = await api('GET', '/webhook-endpoints?limit=100&sort=-created_at');
+      const endpoints: Row[] = body.webhook_endpoints;
+      setRows(endpoints);
+      const rates = await Promise.all(endpoints.map((e) => successRate(e.uuid).catch(() => '—')));
+      setRows(endpoints.map((e, i) => ({ ...e, successRate: rates[i] })));
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  useEffect(() => void load(), []);
+
+  return (
+    <>
+      <div class="heading">
+        <h1>Webhooks</h1>
+        <button type="button" onClick={() => setCreating(!creating)} aria-expanded={creating}>
+          {creating ? 'Close' : 'Add endpoint'}
+        </button>
+      </div>
+      {creating && <CreateEndpoint onCreated={() => void load()} />}
+      <ErrorMessage error={error} />
+      <Panel title="Endpoints">
+        {rows === null ? (
+          <p>Loading…</p>
+        ) : rows.length === 0 ? (
+          <p>No endpoints yet. Add one to receive events.</p>
+        ) : (
+          <table class="endpoints">
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+                <th scope="col">Verified</th>
+                <th scope="col">Success (24 h)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.uuid}>
+                  <td>
+                    <a href={`#/webhooks/${row.uuid}`}>{row.url}</a>
+                    {row.description && <div class="muted">{row.description}</div>}
+                  </td>
+                  <td>{row.events.includes('*') ? 'All events' : row.events.join(', ')}</td>
+                  <td>
+                    <StatusBadge status={row.status} reason={row.disabled_reason} />
+                    {row.disabled_reason && <div class="muted">{row.disabled_reason}</div>}
+                  </td>
+                  <td>
+                    {row.verified_at ? (
+                      <span class="badge verified">verified</span>
+                    ) : (
+                      <span class="muted">not verified</span>
+                    )}
+                  </td>
+                  <td>{row.successRate ?? '…'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+    </>
+  );
+}

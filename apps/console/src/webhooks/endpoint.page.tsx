@@ -1,0 +1,179 @@
+import { useEffect, useState } from 'preact/hooks';
+import { CatalogEvent, Endpoint, RequestLog, api, unwrap } from '../api';
+import { CopyButton, ErrorMessage, Panel, StatusBadge, formatTime, useAction } from '../ui';
+import { DeliveryLog } from './delivery-log';
+
+function secretOf(body: any): string {
+  return body?.secret ?? body?.webhook_endpoint?.secret ?? body?.webhook_endpoint_secret?.secret ?? '';
+}
+
+export function EndpointPage({ uuid }: { uuid: string }) {
+  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [catalog, setCatalog] = useState<CatalogEvent[]>([]);
+  const [testEvent, setTestEvent] = useState('order.updated');
+  const [testResult, setTestResult] = useState<RequestLog | null>(null);
+  const [verifyMessage, setVerifyMessage] = useState<string | null>(null);
+  const [since, setSince] = useState(() => new Date(Date.now() - 3600 * 1000).toISOString().slice(0, 16));
+  const [recovered, setRecovered] = useState<string | null>(null);
+  const [logVersion, setLogVersion] = useState(0);
+
+  const load = async () => {
+    try {
+      setEndpoint(unwrap<Endpoint>(await api('GET', `/webhook-endpoints/${uuid}`), 'webhook_endpoint'));
+    } catch (caught) {
+      setLoadError(caught);
+    }
+  };
+  useEffect(() => {
+    void load();
+    void api('GET', '/webhook-events').then((body) => setCatalog(body.webhook_events ?? body.events ?? []));
+  }, [uuid]);
+
+  const post = (path: string, body?: unknown) => api('POST', `/webhook-endpoints/${uuid}/${path}`, body);
+  const reveal = useAction(async () =>
+    setSecret(secretOf(await api('GET', `/webhook-endpoints/${uuid}/secret`))),
+  );
+  const rotate = useAction(async () => {
+    setSecret(secretOf(await post('rotate-secret')));
+    await load();
+  });
+  const toggle = useAction(async () => {
+    await post(endpoint?.status === 'enabled' ? 'disable' : 'enable');
+    await load();
+  });
+  const verify = useAction(async () => {
+    setVerifyMessage(null);
+    await post('verify');
+    await load();
+    setVerifyMessage('Ownership verified.');
+  });
+  const test = useAction(async () => {
+    setTestResult(null);
+    setTestResult(unwrap<RequestLog>(await post('test', { event: testEvent }), 'webhook_request_log'));
+    setLogVersion((v) => v + 1);
+  });
+  const recover = useAction(async () => {
+    const body = await post('recover', { since: new Date(since).toISOString() });
+    const count =
+      body?.meta?.queued ?? body?.queued ?? body?.webhook_deliveries?.length ?? body?.deliveries?.length ?? 0;
+    setRecovered(`${count} failed deliver${count === 1 ? 'y' : 'ies'} queued again.`);
+    setLogVersion((v) => v + 1);
+  });
+
+  if (loadError) return <ErrorMessage error={loadError} />;
+  if (!endpoint) return <p>Loading…</p>;
+  return (
+    <>
+      <p>
+        <a href="#/webhooks">← All endpoints</a>
+      </p>
+      <div class="heading">
+        <h1 class="url">{endpoint.url}</h1>
+        <StatusBadge status={endpoint.status} reason={endpoint.disabled_reason} />
+        {endpoint.verified_at ? (
+          <span class="badge verified">verified</span>
+        ) : (
+          <span class="muted">not verified</span>
+        )}
+      </div>
+      {endpoint.disabled_reason && (
+        <p class="warning">
+          Disabled {formatTime(endpoint.disabled_at)}: {endpoint.disabled_reason}
+        </p>
+      )}
+      <p class="muted">
+        {endpoint.description} · Events: {endpoint.events.includes('*') ? 'all' : endpoint.events.join(', ')}
+      </p>
+
+      <div class="grid">
+        <Panel title="Signing secret">
+          {secret ? (
+            <p class="secret">
+              <code data-testid="secret">{secret}</code> <CopyButton text={secret} />
+            </p>
+          ) : (
+            <p class="muted">Hidden.</p>
+          )}
+          <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
+            Reveal
+          </button>{' '}
+          <button type="button" onClick={() => void rotate.act()} disabled={rotate.busy}>
+            Rotate
+          </button>
+          <p class="hint">After a rotation the old secret keeps working for 24 hours.</p>
+          <ErrorMessage error={reveal.error ?? rotate.error} />
+        </Panel>
+
+        <Panel title="Status">
+          <button type="button" onClick={() => void toggle.act()} disabled={toggle.busy}>
+            {endpoint.status === 'enabled' ? 'Disable endpoint' : 'Enable endpoint'}
+          </button>{' '}
+          <button type="button" onClick={() => void verify.act()} disabled={verify.busy}>
+            Verify ownership
+          </button>
+          {verifyMessage && <p role="status">{verifyMessage}</p>}
+          <ErrorMessage error={toggle.error ?? verify.error} />
+        </Panel>
+
+        <Panel title="Send a test event">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void test.act();
+            }}
+          >
+            <label for="test-event">Event</label>
+            <select id="test-event" value={testEvent} onChange={(e) => setTestEvent(e.currentTarget.value)}>
+              {(catalog.length ? catalog : [{ name: 'order.updated' } as CatalogEvent]).map((event) => (
+                <option key={event.name} value={event.name}>
+                  {event.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit" disabled={test.busy}>
+              Send test event
+            </button>
+          </form>
+          <ErrorMessage error={test.error} />
+          {testResult && (
+            <div class="result" data-testid="test-result" role="status">
+              <p>
+                <span class={`badge ${testResult.status}`}>
+                  {testResult.response_status ?? testResult.error}
+                </span>{' '}
+                in {testResult.duration_ms} ms
+              </p>
+              <pre>{testResult.response_body}</pre>
+            </div>
+          )}
+        </Panel>
+
+        <Panel title="Recover failed deliveries">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void recover.act();
+            }}
+          >
+            <label for="recover-since">Since</label>
+            <input
+              id="recover-since"
+              type="datetime-local"
+              value={since}
+              onInput={(e) => setSince(e.currentTarget.value)}
+            />
+            <button type="submit" disabled={recover.busy}>
+              Recover
+            </button>
+          </form>
+          {recovered && <p role="status">{recovered}</p>}
+          <ErrorMessage error={recover.error} />
+        </Panel>
+      </div>
+
+      <DeliveryLog endpoint={uuid} catalog={catalog} version={logVersion} />
+    </>
+  );
+}

@@ -1,0 +1,25 @@
+import { Extension } from '@wharf/core';
+import { DriverLocationService } from './drivers/driver-location.service';
+import { DriverController } from './drivers/driver.controller';
+import { Driver } from './drivers/driver.entity';
+import { FLEET_EVENTS } from './fleet.events';
+import { CreateVehicles1700000002000 } from './migrations/1700000002000-create-vehicles';
+import { CreateDrivers1700000002001 } from './migrations/1700000002001-create-drivers';
+import { CreateOrders1700000002002 } from './migrations/1700000002002-create-orders';
+import { OrderStatusService } from './orders/order-status.service';
+import { OrderController } from './orders/order.controller';
+import { Order } from './orders/order.entity';
+import { VehicleController } from './vehicles/vehicle.controller';
+import { Vehicle } from './vehicles/vehicle.entity';
+
+/** Vehicles, drivers and orders with their domain events, served under /fleet/int/v1. */
+@Extension({
+  name: 'fleet',
+  entities: [Vehicle, Driver, Order],
+  migrations: [CreateVehicles1700000002000, CreateDrivers1700000002001, CreateOrders1700000002002],
+  controllers: [VehicleController, DriverController, OrderController],
+  // The resources' hooks (OrderHooks, DriverHooks) are registered from their @ResourceModel.
+  providers: [DriverLocationService, OrderStatusService],
+  events: FLEET_EVENTS,
+})
+export class FleetExtension {}

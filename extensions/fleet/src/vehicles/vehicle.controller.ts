@@ -1,0 +1,4 @@
+import { Resource } from '@wharf/core';
+
+@Resource('vehicle')
+export class VehicleController {}

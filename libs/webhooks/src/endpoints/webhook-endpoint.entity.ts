@@ -1,0 +1,32 @@
+import { BaseResource, ResourceModel } from '@wharf/core';
+import { Column, Entity } from 'typeorm';
+import { ENDPOINT_STATUSES, WebhookEndpointDto } from './webhook-endpoint.dto';
+import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
+
+/**
+ * Where a company's webhooks go (DESIGN.md 6.4). The secrets are encrypted with APP_KEY and never
+ * serialised; the create response and `GET …/secret` reveal the current one.
+ */
+@Entity('webhook_endpoints')
+@ResourceModel('webhook-endpoint', {
+  dto: WebhookEndpointDto,
+  searchable: ['url', 'description'],
+  hidden: ['secret', 'previous_secret', 'previous_secret_expires_at', 'failing_since'],
+  readOnly: ['secret', 'verified_at', 'disabled_at', 'disabled_reason', 'api_version'],
+  hooks: WebhookEndpointHooks,
+  events: false,
+})
+export class WebhookEndpoint extends BaseResource {
+  @Column('text') url: string;
+  @Column({ type: 'text', nullable: true }) description: string | null;
+  @Column({ type: 'jsonb', default: () => `'["*"]'` }) events: string[];
+  @Column({ type: 'varchar', enum: ENDPOINT_STATUSES, default: 'enabled' }) status: string;
+  @Column('text') secret: string;
+  @Column({ type: 'text', nullable: true }) previous_secret: string | null;
+  @Column({ type: 'timestamptz', nullable: true }) previous_secret_expires_at: Date | null;
+  @Column({ type: 'varchar', default: 'v1' }) api_version: string;
+  @Column({ type: 'timestamptz', nullable: true }) verified_at: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) disabled_at: Date | null;
+  @Column({ type: 'text', nullable: true }) disabled_reason: string | null;
+  @Column({ type: 'timestamptz', nullable: true }) failing_since: Date | null;
+}

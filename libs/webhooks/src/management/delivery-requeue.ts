@@ -1,0 +1,59 @@
+import { DataSource } from 'typeorm';
+
+/** A delivery put back in the queue, as the recover and resend routes report it. */
+export interface QueuedDelivery {
+  uuid: string;
+  webhook_endpoint_uuid: string;
+  event_id: string;
+  event: string;
+  status: 'pending';
+  /** Attempts already made; the next one continues the count. */
+  attempts: number;
+  /** When the event happened. */
+  event_created_at: Date;
+}
+
+const RETURNING = `RETURNING d.uuid, d.webhook_endpoint_uuid, d.event_id, e.name AS event, d.status, d.attempts,
+  e.created_at AS event_created_at`;
+
+/**
+ * Statements over `webhook_deliveries` (not a resource: the relay creates them). Each is scoped to the
+ * caller's company and endpoint, and sets the deliveries back to pending for an immediate attempt.
+ */
+export const deliveryRequeue = {
+  /** Every failed delivery to the endpoint of an event created in [since, until]. */
+  async failedInWindow(
+    dataSource: DataSource,
+    company: string,
+    endpoint: string,
+    since: Date,
+    until: Date | null,
+  ): Promise<QueuedDelivery[]> {
+    const [rows]: [QueuedDelivery[]] = await dataSource.query(
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now()
+       FROM webhook_events e
+       WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2
+         AND d.status = 'failed' AND e.created_at >= $3 AND ($4::timestamptz IS NULL OR e.created_at <= $4)
+       ${RETURNING}`,
+      [company, endpoint, since, until],
+    );
+    return rows.sort((a, b) => a.event_created_at.getTime() - b.event_created_at.getTime());
+  },
+
+  /** The delivery of one event to the endpoint, whatever its state (resend). */
+  async one(
+    dataSource: DataSource,
+    company: string,
+    endpoint: string,
+    eventId: string,
+  ): Promise<QueuedDelivery | undefined> {
+    const [rows]: [QueuedDelivery[]] = await dataSource.query(
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now()
+       FROM webhook_events e
+       WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2 AND d.event_id = $3
+       ${RETURNING}`,
+      [company, endpoint, eventId],
+    );
+    return rows[0];
+  },
+};

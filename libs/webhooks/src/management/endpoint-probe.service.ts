@@ -1,0 +1,131 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ApiError, ResourceServices } from '@wharf/core';
+import { Attempt, WebhookSender } from '../delivery/webhook-sender';
+import { StoredEndpoint, WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
+import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
+import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
+import { readActionBody } from './action-body';
+import { TestEventDto } from './test-event.dto';
+import { WebhookEventCatalog } from './webhook-event-catalog.service';
+
+const DEFAULT_TEST_EVENT = 'order.updated';
+const SHOWN_BODY = 200;
+
+/** Why an answer to the ownership challenge does not prove ownership, or undefined when it does. */
+export function challengeProblem(attempt: Attempt, challenge: string): string | undefined {
+  if (attempt.error) return `the endpoint could not be reached (${attempt.error})`;
+  const status = attempt.response_status ?? 0;
+  if (status < 200 || status > 299) return `the endpoint answered ${status}, not 2xx`;
+  const body = (attempt.response_body ?? '').trim();
+  if (body === challenge) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed === challenge) return undefined;
+    if ((parsed as { challenge?: unknown })?.challenge === challenge) return undefined;
+  } catch {
+    // not JSON: compared as text above
+  }
+  const shown = body.length > SHOWN_BODY ? `${body.slice(0, SHOWN_BODY)}…` : body;
+  return `the endpoint answered ${status} with ${body ? `the body ${JSON.stringify(shown)}` : 'an empty body'} instead of the challenge`;
+}
+
+/**
+ * Sends to an endpoint right now, outside the delivery queue and whatever its status (that is how users
+ * debug): a test event, logged with `test: true`, and the ownership challenge of DESIGN.md 6.5.
+ */
+@Injectable()
+export class EndpointProbeService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly services: ResourceServices,
+    private readonly sender: WebhookSender,
+    private readonly catalog: WebhookEventCatalog,
+  ) {}
+
+  /** `POST …/test {event?, data?}`: signed like any delivery; returns the request-log row. */
+  async sendTest(uuid: string, body: unknown) {
+    const request = readActionBody(TestEventDto, body, 'a test event');
+    const event = request.event ?? DEFAULT_TEST_EVENT;
+    if (request.event !== undefined && !this.catalog.has(event)) {
+      throw ApiError.invalid(
+        '/event',
+        `"${event}" is not an event this platform emits: use a name from GET /int/v1/webhook-events.`,
+      );
+    }
+    const endpoint = await this.endpoints.stored(uuid);
+    const envelope = this.testEnvelope(event, request.data ?? this.exampleData(request.event));
+    const attempt = await this.sender.send(endpoint, envelope.id, JSON.stringify(envelope));
+    return { webhook_request_log: await this.logTest(endpoint, envelope, attempt) };
+  }
+
+  /** `POST …/verify`: a signed challenge the endpoint must echo; success sets `verified_at`. */
+  async verify(uuid: string) {
+    const endpoint = await this.endpoints.stored(uuid);
+    const challenge = randomBytes(24).toString('base64url');
+    const body = JSON.stringify({ type: 'webhook.verification', challenge });
+    const attempt = await this.sender.send(endpoint, newEventId(), body);
+    const problem = challengeProblem(attempt, challenge);
+    if (problem) {
+      throw ApiError.of(
+        422,
+        `Ownership not verified: ${problem}. Answer the POST {"type": "webhook.verification", "challenge": …} ` +
+          'with a 2xx whose body is the challenge string or {"challenge": "<the challenge>"}.',
+        {
+          source: { pointer: '/webhook_endpoint/url' },
+          meta: {
+            response_status: attempt.response_status,
+            response_body: attempt.response_body?.slice(0, 1024) ?? null,
+            error: attempt.error,
+          },
+        },
+      );
+    }
+    return this.endpoints.markVerified(uuid);
+  }
+
+  /** The default test payload is SPEC 6.2's `order.updated` with `data {id, status}`. */
+  private exampleData(event: string | undefined): Record<string, unknown> {
+    return event === undefined
+      ? { id: randomUUID(), status: 'dispatched' }
+      : { ...this.catalog.get(event)!.example.data };
+  }
+
+  private testEnvelope(event: string, data: Record<string, unknown>): Envelope {
+    const { additionalData, ...attributes } = data;
+    return {
+      id: newEventId(),
+      api_version: API_VERSION,
+      event,
+      created_at: new Date().toISOString(),
+      data: {
+        id: attributes.id ?? attributes.uuid ?? randomUUID(),
+        ...attributes,
+        additionalData: (additionalData as Record<string, unknown> | undefined) ?? {},
+      },
+    };
+  }
+
+  /** The single request-log row of a test send (no delivery, never retried). */
+  private async logTest(endpoint: StoredEndpoint, envelope: Envelope, attempt: Attempt) {
+    const logs = this.services.for(WEBHOOK_REQUEST_LOG);
+    const values = {
+      webhook_endpoint_uuid: endpoint.uuid,
+      event_id: envelope.id,
+      event: envelope.event,
+      attempt: 1,
+      test: true,
+      url: attempt.url,
+      request_headers: attempt.request_headers,
+      request_body: attempt.request_body,
+      response_status: attempt.response_status,
+      response_headers: attempt.response_headers,
+      response_body: attempt.response_body,
+      duration_ms: attempt.duration_ms,
+      error: attempt.error,
+      status: attempt.status,
+      sent_at: attempt.sent_at,
+    };
+    return logs.transaction((tx) => logs.createIn(tx, { values, toOne: new Map(), toMany: new Map() }));
+  }
+}

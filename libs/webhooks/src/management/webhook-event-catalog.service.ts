@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import { ResourceAction, ResourceRegistry, extensionManifest, isExtension } from '@wharf/core';
+import { Envelope } from '../outbox/envelope';
+import { exampleChanges, exampleEnvelope, exampleRecord } from './event-examples';
+
+/** One event a webhook endpoint can subscribe to. */
+export interface CatalogEvent {
+  name: string;
+  /** The resource the event is about (its singular name). */
+  resource: string;
+  description: string;
+  /** The envelope as it is delivered, with example data. */
+  example: Envelope;
+}
+
+const ACTIONS: Record<ResourceAction, (resource: string) => string> = {
+  created: (r) => `A ${r} was created; data is the new record.`,
+  updated: (r) =>
+    `A ${r} changed; data is the record after the change and additionalData.changes holds {field: [old, new]} of what changed.`,
+  deleted: (r) => `A ${r} was deleted; data is its last state.`,
+};
+
+/**
+ * Every event the loaded extensions can emit: `<resource>.created|updated|deleted` of each registered
+ * resource (except management resources that emit none), plus the custom events extensions declare in
+ * their manifest (`@Extension({ events: [...] })`). Built once, on first use.
+ */
+@Injectable()
+export class WebhookEventCatalog {
+  private events?: Map<string, CatalogEvent>;
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly modules: ModulesContainer,
+  ) {}
+
+  all(): CatalogEvent[] {
+    return [...this.build().values()];
+  }
+
+  get(name: string): CatalogEvent | undefined {
+    return this.build().get(name);
+  }
+
+  has(name: string): boolean {
+    return this.build().has(name);
+  }
+
+  private build(): Map<string, CatalogEvent> {
+    if (this.events) return this.events;
+    const events: CatalogEvent[] = [];
+    const bySingular = new Map(this.registry.all().map((def) => [def.keys.singular, def]));
+    for (const def of this.registry.all()) {
+      if (def.events === false) continue;
+      const record = exampleRecord(def);
+      for (const action of Object.keys(ACTIONS) as ResourceAction[]) {
+        const name = `${def.keys.singular}.${action}`;
+        const additionalData = action === 'updated' ? { changes: exampleChanges(def, record) } : {};
+        events.push({
+          name,
+          resource: def.name,
+          description: ACTIONS[action](def.name),
+          example: exampleEnvelope(name, { ...record, additionalData }),
+        });
+      }
+    }
+    for (const module of this.modules.values()) {
+      if (!isExtension(module.metatype)) continue;
+      for (const declared of extensionManifest(module.metatype).events ?? []) {
+        const prefix = declared.name.split('.')[0];
+        const def = bySingular.get(prefix);
+        const example = declared.example ?? (def ? exampleRecord(def) : {});
+        // A declared example is the event's `data`, or a whole envelope when it has `event` and `data`.
+        const data =
+          'event' in example && 'data' in example ? (example.data as Record<string, unknown>) : example;
+        events.push({
+          name: declared.name,
+          resource: def?.name ?? prefix.replace(/_/g, '-'),
+          description: declared.description,
+          example: exampleEnvelope(declared.name, data),
+        });
+      }
+    }
+    events.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.events = new Map(events.map((event) => [event.name, event]));
+    return this.events;
+  }
+}

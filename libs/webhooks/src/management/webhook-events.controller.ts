@@ -1,0 +1,41 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { WebhookEventCatalog } from './webhook-event-catalog.service';
+
+/** `GET /int/v1/webhook-events`: the event catalog, for picking an endpoint's events. */
+@ApiTags('webhook-events')
+@Controller('webhook-events')
+export class WebhookEventsController {
+  constructor(private readonly catalog: WebhookEventCatalog) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listWebhookEvents',
+    summary: 'The events endpoints can subscribe to',
+    description: 'Each resource’s created/updated/deleted and the custom events loaded extensions declare.',
+  })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        webhook_events: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', example: 'warehouse.created' },
+              resource: { type: 'string', example: 'warehouse' },
+              description: { type: 'string' },
+              example: { type: 'object', description: 'The envelope as delivered, with example data.' },
+            },
+            required: ['name', 'resource', 'description', 'example'],
+          },
+        },
+      },
+      required: ['webhook_events'],
+    },
+  })
+  list() {
+    return { webhook_events: this.catalog.all() };
+  }
+}

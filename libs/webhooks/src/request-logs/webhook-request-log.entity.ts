@@ -1,0 +1,36 @@
+import { BaseResource, BelongsTo, ResourceModel } from '@wharf/core';
+import { Column, Entity, Relation } from 'typeorm';
+import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
+import { WebhookRequestLogDto } from './webhook-request-log.dto';
+
+export const WEBHOOK_REQUEST_LOG = 'webhook-request-log';
+export const ATTEMPT_STATUSES = ['successful', 'failed'];
+
+/** One delivery attempt (or test send): what was sent and what came back (DESIGN.md 6.4). Read-only. */
+@Entity('webhook_request_logs')
+@ResourceModel(WEBHOOK_REQUEST_LOG, {
+  dto: WebhookRequestLogDto,
+  searchable: ['event', 'event_id', 'url'],
+  hidden: ['webhook_delivery_uuid'],
+  events: false,
+})
+export class WebhookRequestLog extends BaseResource {
+  @Column('uuid') webhook_endpoint_uuid: string;
+  @Column({ type: 'uuid', nullable: true }) webhook_delivery_uuid: string | null;
+  @Column('varchar') event_id: string;
+  @Column('varchar') event: string;
+  @Column('integer') attempt: number;
+  @Column({ type: 'boolean', default: false }) test: boolean;
+  @Column('text') url: string;
+  @Column('jsonb') request_headers: Record<string, string>;
+  @Column('text') request_body: string;
+  @Column({ type: 'integer', nullable: true }) response_status: number | null;
+  @Column({ type: 'jsonb', nullable: true }) response_headers: Record<string, string> | null;
+  @Column({ type: 'text', nullable: true }) response_body: string | null;
+  @Column('integer') duration_ms: number;
+  @Column({ type: 'text', nullable: true }) error: string | null;
+  @Column({ type: 'varchar', enum: ATTEMPT_STATUSES }) status: string;
+  @Column('timestamptz') sent_at: Date;
+
+  @BelongsTo(() => WebhookEndpoint, { onDelete: 'CASCADE' }) webhook_endpoint: Relation<WebhookEndpoint>;
+}
