@@ -52,9 +52,8 @@ export async function startBenchApi(config: AppConfig) {
 
 export function startProcess(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
   return fork(
-    process.env.BENCH_WORKER_SCRIPT && app === 'worker'
-      ? process.env.BENCH_WORKER_SCRIPT
-      : join(DIST_APPS, app, 'src', 'main.js'),
+    // BENCH_API_SCRIPT / BENCH_WORKER_SCRIPT swap in a wrapper (e.g. one that writes a CPU profile).
+    process.env[`BENCH_${app.toUpperCase()}_SCRIPT`] ?? join(DIST_APPS, app, 'src', 'main.js'),
     [],
     {
       env: { ...process.env, ...env },

@@ -15,34 +15,88 @@ import { createFailFastRedis } from '../redis/redis';
 import { ScopedRequest } from './api-key.guard';
 
 const WINDOW_MS = 60_000;
+const SYNC_EVERY_MS = 100;
+/** Past this share of the limit every request is counted in Redis directly, so the limit stays exact. */
+const EXACT_FROM = 0.8;
 
-/** Fixed one-minute window per API key, counted in Redis so every api process shares it. */
+interface Counter {
+  window: number;
+  /** The window's total in Redis when last seen (all api processes). */
+  shared: number;
+  /** Requests counted here and not yet added to Redis. */
+  unsynced: number;
+}
+
+/**
+ * Fixed one-minute window per API key, shared by every api process through Redis. Far from the limit,
+ * requests are counted in memory and added to Redis in batches (no Redis round trip on the hot path);
+ * a key's first request in a window and every request near the limit go to Redis at once.
+ */
 @Injectable()
 export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
   private readonly redis: Redis;
   private readonly logger = new Logger('rate-limit');
+  private readonly counters = new Map<string, Counter>();
+  private readonly timer: NodeJS.Timeout;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.redis = createFailFastRedis(config.redisUrl);
     this.redis.on('error', () => undefined);
+    this.timer = setInterval(() => void this.sync(), SYNC_EVERY_MS);
+    this.timer.unref();
+  }
+
+  private key(apiKey: string, window: number): string {
+    return `${this.config.queuePrefix}:ratelimit:${apiKey}:${window}`;
+  }
+
+  /** Adds `count` to the window in Redis and returns its new total. */
+  private async add(apiKey: string, window: number, count: number): Promise<number> {
+    const key = this.key(apiKey, window);
+    const results = await this.redis.multi().set(key, 0, 'PX', WINDOW_MS, 'NX').incrby(key, count).exec();
+    return Number(results?.[1]?.[1]);
+  }
+
+  private async sync(): Promise<void> {
+    const window = Math.floor(Date.now() / WINDOW_MS);
+    for (const [apiKey, counter] of this.counters) {
+      if (counter.window !== window) {
+        this.counters.delete(apiKey);
+        continue;
+      }
+      if (!counter.unsynced) continue;
+      const count = counter.unsynced;
+      counter.unsynced = 0;
+      try {
+        counter.shared = await this.add(apiKey, window, count);
+      } catch {
+        counter.unsynced += count;
+      }
+    }
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<ScopedRequest>();
-    const apiKey = request.wharfScope?.apiKeyUuid;
+    const apiKey = context.switchToHttp().getRequest<ScopedRequest>().wharfScope?.apiKeyUuid;
     if (!apiKey) return true;
     const limit = this.config.rateLimitPerMinute;
     const now = Date.now();
     const window = Math.floor(now / WINDOW_MS);
-    const key = `${this.config.queuePrefix}:ratelimit:${apiKey}:${window}`;
+    let counter = this.counters.get(apiKey);
     let count: number;
-    try {
-      const results = await this.redis.multi().set(key, 0, 'PX', WINDOW_MS, 'NX').incr(key).exec();
-      count = Number(results?.[1]?.[1]);
-    } catch (error) {
-      // Fail open: an unavailable Redis must not take the whole API down.
-      this.logger.warn(`rate limit not checked: ${(error as Error).message}`);
-      return true;
+    if (counter && counter.window === window && counter.shared + counter.unsynced + 1 < limit * EXACT_FROM) {
+      counter.unsynced++;
+      count = counter.shared + counter.unsynced;
+    } else {
+      try {
+        const pending = counter?.window === window ? counter.unsynced : 0;
+        count = await this.add(apiKey, window, pending + 1);
+        counter = { window, shared: count, unsynced: 0 };
+        this.counters.set(apiKey, counter);
+      } catch (error) {
+        // Fail open: an unavailable Redis must not take the whole API down.
+        this.logger.warn(`rate limit not checked: ${(error as Error).message}`);
+        return true;
+      }
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', Math.max(0, limit - count));
@@ -57,7 +111,9 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
     return true;
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sync();
     this.redis.disconnect();
   }
 }

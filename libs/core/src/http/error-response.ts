@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { ApiError, ErrorObject, errorObject } from './api-error';
 
@@ -10,9 +11,7 @@ export interface ErrorResponse {
   unexpected?: unknown;
 }
 
-function fromDatabase(
-  error: QueryFailedError & { code?: string; column?: string; detail?: string },
-): ErrorResponse | undefined {
+function fromDatabase(error: { code?: string; column?: string; detail?: string }): ErrorResponse | undefined {
   switch (error.code) {
     case '23505':
       return single(409, 'A record with the same unique value already exists.');
@@ -54,8 +53,9 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
       status === 404 && /^Cannot /.test(message) ? `${message.replace(/^Cannot /, 'No route ')}.` : message,
     );
   }
-  if (error instanceof QueryFailedError) {
-    const mapped = fromDatabase(error as QueryFailedError & { code?: string });
+  // Through TypeORM errors arrive wrapped; statements sent on pg's own clients raise DatabaseError.
+  if (error instanceof QueryFailedError || error instanceof DatabaseError) {
+    const mapped = fromDatabase(error as { code?: string });
     if (mapped) return mapped;
   }
   const fastify = error as { statusCode?: number; message?: string };

@@ -1,14 +1,54 @@
+import { createHash } from 'node:crypto';
+import { Pool, PoolClient } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { ResourceDefinition } from './resource-definition';
 import { Params, ident } from './sql';
 
 /** Anything that can run a statement and give back rows. */
 export interface Sql {
-  rows(sql: string, params: unknown[]): Promise<Record<string, any>[]>;
+  /** `prepared`: the statement has a fixed shape, worth preparing once per connection where supported. */
+  rows(sql: string, params: unknown[], prepared?: boolean): Promise<Record<string, any>[]>;
 }
 
+const names = new Map<string, string>();
+
+/** A stable name for a fixed-shape statement, so pg prepares it once per connection. */
+export function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = `wharf_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    names.set(sql, name);
+  }
+  return name;
+}
+
+/**
+ * Reads straight from the pool pg already keeps for TypeORM: no QueryRunner per statement, and fixed-shape
+ * statements (find by uuid, embedded relations) prepared once per connection.
+ */
+export const sqlOfPool = (pool: Pool): Sql => ({
+  rows: async (sql, params, prepared) =>
+    (
+      await pool.query(
+        prepared ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params },
+      )
+    ).rows,
+});
+
+function statement(sql: string, params: unknown[], prepared?: boolean) {
+  return prepared ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params };
+}
+
+/**
+ * Statements inside a write's transaction, sent on the QueryRunner's own pg connection (the one holding
+ * the transaction), without TypeORM's per-statement wrapping.
+ */
 export const sqlOf = (queryRunner: QueryRunner): Sql => ({
-  rows: async (sql, params) => (await queryRunner.query(sql, params, true)).records as Record<string, any>[],
+  rows: async (sql, params, prepared) => {
+    const client = (queryRunner as unknown as { databaseConnection?: PoolClient }).databaseConnection;
+    if (!client) return (await queryRunner.query(sql, params, true)).records as Record<string, any>[];
+    return (await client.query(statement(sql, params, prepared))).rows;
+  },
 });
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,6 +68,7 @@ export const scopedSql = {
     const [row] = await sql.rows(
       `SELECT * FROM ${ident(def.table)} WHERE "uuid" = $1 AND "company_uuid" = $2${lock ? ' FOR UPDATE' : ''}`,
       [uuid, company],
+      true,
     );
     return row;
   },
@@ -46,6 +87,7 @@ export const scopedSql = {
     return sql.rows(
       `SELECT * FROM ${ident(def.table)} WHERE ${ident(column)} = ANY($1) AND "company_uuid" = $2 ORDER BY "created_at", "id"`,
       [values, company],
+      true,
     );
   },
 

@@ -1,3 +1,4 @@
+import { Pool } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { RequestContext } from '../tenancy/request-context';
@@ -6,7 +7,7 @@ import { parseListQuery } from './list-query';
 import { DomainEvent, ResourceChange, WriteListener } from './resource-change';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 import { ResourceHooks } from './resource-hooks';
-import { Sql, UUID, scopedSql, sqlOf } from './resource-sql';
+import { Sql, UUID, scopedSql, sqlOf, sqlOfPool } from './resource-sql';
 import { Params } from './sql';
 
 type Row = Record<string, any>;
@@ -48,7 +49,7 @@ export class ResourceService {
     private readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined = () => undefined,
   ) {}
 
-  private readonly reader: Sql = { rows: (sql, params) => this.dataSource.query(sql, params) };
+  private readonly reader: Sql = sqlOfPool((this.dataSource.driver as unknown as { master: Pool }).master);
 
   // ---- reads ---------------------------------------------------------------------------------
 
@@ -165,7 +166,14 @@ export class ResourceService {
     await this.hooksOf(this.def)?.beforeCreate?.(tx, values);
     const row = await scopedSql.insert(tx.sql, this.def, tx.companyUuid, values);
     for (const [embed, items] of input.toMany) await this.syncChildren(tx, embed, row, items, []);
-    const record = await this.serializeOne(tx.sql, tx.companyUuid, row);
+    // A record created just now has no children but those this write gave it: no need to look.
+    const [record] = await this.serialize(
+      tx.sql,
+      this.def,
+      tx.companyUuid,
+      [row],
+      (embed) => !input.toMany.has(embed),
+    );
     await this.recordChange(tx, { resource: this.def, action: 'created', record });
     return record;
   }
@@ -373,11 +381,19 @@ export class ResourceService {
   }
 
   /** Rows → wire records: internal columns dropped, embedded relationships loaded with one query each. */
-  async serialize(sql: Sql, def: ResourceDefinition, company: string, rows: Row[]): Promise<Record_[]> {
+  async serialize(
+    sql: Sql,
+    def: ResourceDefinition,
+    company: string,
+    rows: Row[],
+    knownEmpty: (embed: EmbedInfo) => boolean = () => false,
+  ): Promise<Record_[]> {
     const records = rows.map((row) => strip(def, row));
     for (const embed of def.embeds) {
       const target = embed.target();
-      if (embed.kind === 'one') {
+      if (embed.kind === 'many' && knownEmpty(embed)) {
+        for (const record of records) record[embed.property] = [];
+      } else if (embed.kind === 'one') {
         const keys = [...new Set(rows.map((row) => row[embed.column]).filter((key) => key != null))];
         const found = keys.length ? await scopedSql.whereIn(sql, target, company, 'uuid', keys) : [];
         const byUuid = new Map(found.map((row) => [row.uuid, strip(target, row)]));

@@ -25,9 +25,14 @@ export class OutboxWriter implements WriteListener {
       ...events.map((event) => domainEnvelope(event, at)),
     ];
     if (!envelopes.length) return;
+    // One round trip: the insert, and the NOTIFY (delivered at commit) that wakes the relay.
     await queryRunner.query(
-      `INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
-       SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)`,
+      `WITH inserted AS (
+         INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
+         SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)
+         RETURNING 1
+       )
+       SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row`,
       [
         companyUuid,
         envelopes.map((e) => e.id),
@@ -35,6 +40,5 @@ export class OutboxWriter implements WriteListener {
         envelopes.map((e) => JSON.stringify(e)),
       ],
     );
-    await queryRunner.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   }
 }

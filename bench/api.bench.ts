@@ -1,0 +1,240 @@
+import 'reflect-metadata';
+import { fork } from 'node:child_process';
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { AccountsService, dataSourceOptions } from '@wharf/core';
+import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
+import { DataSource } from 'typeorm';
+import { benchConfig, cleanup, prepare, sleep, startProcess, stopProcess } from './bench-support';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WAREHOUSES = Number(process.env.BENCH_WAREHOUSES ?? 10_000);
+const API_PORT = 3911;
+const BASELINE_PORT = 3912;
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function seed(dataSource: DataSource, companyUuid: string): Promise<string[]> {
+  await dataSource.query(
+    `WITH locs AS (
+       INSERT INTO locations (company_uuid, name, city) SELECT $1, 'Location ' || i, 'City ' || (i % 50)
+       FROM generate_series(1, $2) i RETURNING uuid, id)
+     INSERT INTO warehouses (company_uuid, location_uuid, name, address, city, state, zip, capacity)
+     SELECT $1, uuid, 'Warehouse ' || lpad(id::text, 6, '0'), id || ' Dock Road', 'City ' || (id % 50), 'ST', '00000', id FROM locs`,
+    [companyUuid, WAREHOUSES],
+  );
+  for (const [table, column] of [
+    ['warehouse_sections', 'name'],
+    ['warehouse_docks', 'dock_number'],
+  ]) {
+    await dataSource.query(
+      `INSERT INTO ${table} (company_uuid, warehouse_uuid, ${column}) SELECT $1, w.uuid, 'N' || n FROM warehouses w, generate_series(1, 3) n`,
+      [companyUuid],
+    );
+  }
+  await dataSource.query('ANALYZE');
+  return (await dataSource.query('SELECT uuid FROM warehouses')).map((r: { uuid: string }) => r.uuid);
+}
+
+function run(url: string, options: Partial<autocannon.Options>, duration: number): Promise<Measure> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration, ...options }, (error, result) => {
+      if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+      resolve({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.non2xx + result.errors,
+      });
+    });
+  });
+}
+
+function routes(key: string, uuids: string[]) {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const pick = () => uuids[Math.floor(Math.random() * uuids.length)];
+  let n = 0;
+  const body = () =>
+    JSON.stringify({
+      warehouse: {
+        name: `Bench ${++n}`,
+        address: '1 Quay',
+        city: 'City 7',
+        state: 'ST',
+        zip: '00000',
+        capacity: n,
+      },
+    });
+  return {
+    'GET one': {
+      headers,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (r: any) => ({ ...r, path: `/inventory/int/v1/warehouses/${pick()}` }),
+        },
+      ],
+    },
+    'GET list': {
+      headers,
+      requests: [{ method: 'GET', path: '/inventory/int/v1/warehouses?limit=30&sort=name&city=City%207' }],
+    },
+    POST: {
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          path: '/inventory/int/v1/warehouses',
+          setupRequest: (r: any) => ({ ...r, body: body() }),
+        },
+      ],
+    },
+    PUT: {
+      headers,
+      requests: [
+        {
+          method: 'PUT',
+          setupRequest: (r: any) => ({
+            ...r,
+            path: `/inventory/int/v1/warehouses/${pick()}`,
+            body: JSON.stringify({ warehouse: { capacity: ++n } }),
+          }),
+        },
+      ],
+    },
+  } as Record<string, Partial<autocannon.Options>>;
+}
+
+async function measure(url: string, options: Partial<autocannon.Options>): Promise<Measure> {
+  if (WARMUP) await run(url, options, WARMUP);
+  return run(url, options, DURATION);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const summarise = (list: Measure[]) => ({
+  rps: Math.round(median(list.map((m) => m.rps))),
+  p50_ms: median(list.map((m) => m.p50)),
+  p99_ms: median(list.map((m) => m.p99)),
+  errors: list.reduce((sum, m) => sum + m.errors, 0),
+});
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(url).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function main() {
+  const { config, env } = benchConfig();
+  await prepare(config);
+  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
+  await dataSource.initialize();
+  const { company, api_key } = await new AccountsService(dataSource).createCompany('Bench');
+  const uuids = await seed(dataSource, company.uuid);
+
+  const api = startProcess('api', { ...env, PORT: String(API_PORT) });
+  const baseline = fork(join(__dirname, 'baseline', 'server.js'), [], {
+    env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: String(BASELINE_PORT) },
+    stdio: 'inherit',
+  });
+  await waitFor(`http://127.0.0.1:${API_PORT}/health`);
+  await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`);
+  const targets = { api: `http://127.0.0.1:${API_PORT}`, baseline: `http://127.0.0.1:${BASELINE_PORT}` };
+  const plan = routes(api_key, uuids);
+  const results: Record<string, { api: Measure[]; baseline: Measure[] }> = {};
+
+  for (const [name, options] of Object.entries(plan)) {
+    results[name] = { api: [], baseline: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate which side goes first so drift (caches, autovacuum) hits both alike.
+      const order = round % 2 === 0 ? (['api', 'baseline'] as const) : (['baseline', 'api'] as const);
+      for (const side of order) results[name][side].push(await measure(targets[side], options));
+    }
+  }
+
+  // Outbox on: three enabled endpoints subscribed to every event of the company.
+  for (let i = 0; i < 3; i++) {
+    await dataSource.query(
+      `INSERT INTO webhook_endpoints (company_uuid, url, events, secret) VALUES ($1, $2, '["*"]', $3)`,
+      [company.uuid, `https://hooks${i}.example.com/wharf`, encryptSecret(generateSecret(), config.appKey)],
+    );
+  }
+  const withEndpoints: Measure[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    withEndpoints.push(await measure(targets.api, plan.POST));
+  }
+
+  const table = Object.entries(results).map(([route, r]) => {
+    const a = summarise(r.api);
+    const b = summarise(r.baseline);
+    return { route, api: a, baseline: b, ratio: Number((a.rps / b.rps).toFixed(3)) };
+  });
+  const postWith = summarise(withEndpoints);
+  const postWithout = table.find((row) => row.route === 'POST')!.api;
+  const result = {
+    settings: {
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      rounds: ROUNDS,
+      warehouses: WAREHOUSES,
+    },
+    routes: table,
+    post_with_3_endpoints: {
+      ...postWith,
+      ratio_to_post_without: Number((postWith.rps / postWithout.rps).toFixed(3)),
+    },
+    api_peak_rss_mb: peakRssMb(api.pid!),
+    targets: {
+      'GET one': 0.75,
+      'GET list': 0.65,
+      POST: 0.6,
+      PUT: 0.6,
+      post_with_3_endpoints: 0.85,
+      api_peak_rss_mb: 250,
+    },
+  };
+  process.stdout.write('route      api req/s  baseline req/s  ratio  api p50/p99 ms\n');
+  for (const row of table) {
+    process.stdout.write(
+      `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.baseline.rps).padStart(14)}  ${row.ratio.toFixed(2).padStart(5)}  ${row.api.p50_ms}/${row.api.p99_ms}\n`,
+    );
+  }
+  process.stdout.write(
+    `POST with 3 endpoints: ${postWith.rps} req/s (${result.post_with_3_endpoints.ratio_to_post_without} of POST without)\n`,
+  );
+  process.stdout.write(`api peak RSS: ${result.api_peak_rss_mb} MB\n`);
+  const dir = join(__dirname, '..', '..', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2));
+
+  await stopProcess(api);
+  await stopProcess(baseline);
+  await dataSource.destroy();
+  await cleanup(config);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});
