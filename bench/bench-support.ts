@@ -5,13 +5,13 @@ import { createApi } from '@wharf/api';
 import {
   AccountsService,
   AppConfig,
+  deleteKeysWithPrefix,
   dropDatabase,
   ensureDatabase,
   loadConfig,
   runMigrations,
 } from '@wharf/core';
 import { composeWharf } from '@wharf/webhooks';
-import { Redis } from 'ioredis';
 
 export const DIST_APPS = join(__dirname, '..', 'apps');
 
@@ -72,14 +72,7 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 
 export async function cleanup(config: AppConfig) {
   await dropDatabase(config.databaseUrl);
-  const redis = new Redis(config.redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.queuePrefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  redis.disconnect();
+  await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -3,8 +3,14 @@ import { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApi } from '@wharf/api';
 import { composeWharf } from '@wharf/webhooks';
-import { AppConfig, dropDatabase, ensureDatabase, loadConfig, runMigrations } from '@wharf/core';
-import { Redis } from 'ioredis';
+import {
+  AppConfig,
+  deleteKeysWithPrefix,
+  dropDatabase,
+  ensureDatabase,
+  loadConfig,
+  runMigrations,
+} from '@wharf/core';
 
 export const BASE_DATABASE_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -31,17 +37,7 @@ export async function prepareDatabase(config: AppConfig, extensions?: Type[]): P
 }
 
 export async function deleteQueueKeys(config: AppConfig): Promise<void> {
-  const redis = new Redis(config.redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.queuePrefix}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
 }
 
 export interface TestApi {

@@ -28,3 +28,18 @@ export function createFailFastRedis(redisUrl: string, connectTimeout = 2000): Re
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
 }
+
+/** Deletes every key under `prefix:` (a test run's or benchmark's own queues), without blocking Redis. */
+export async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
