@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
+import { RequestLogPurger } from '@wharf/webhooks/worker';
 import { TestCompany, createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { Receiver } from './support/receiver';
@@ -246,6 +247,34 @@ describe('webhooks: outbox → worker → signed delivery', () => {
     await eventually(async () => receiver.events('/slow-parallel').length === 10, 5_000, 20);
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(fastDone).toBeLessThan(900);
+  });
+
+  it('purges request-log rows older than the retention window and keeps recent ones', async () => {
+    const acme = await company();
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/retention`);
+    await http(api.url, 'POST', W, { key: acme.key, body: warehouse('Retained') });
+    await eventually(async () => {
+      const rows = await sql(api, 'SELECT 1 FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1', [
+        endpoint.uuid,
+      ]);
+      return rows.length === 1;
+    });
+    await sql(
+      api,
+      `INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, event_id, event, attempt, url,
+         request_headers, request_body, duration_ms, status, sent_at)
+       VALUES ($1, $2, 'evt_old', 'warehouse.created', 1, 'http://x', '{}', '{}', 1, 'successful', now() - interval '31 days')`,
+      [acme.uuid, endpoint.uuid],
+    );
+    const purged = await worker.get(RequestLogPurger).purge();
+    expect(purged).toBeGreaterThanOrEqual(1);
+    const left = await sql(
+      api,
+      'SELECT event_id FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1',
+      [endpoint.uuid],
+    );
+    expect(left).toHaveLength(1);
+    expect(left[0].event_id).not.toBe('evt_old');
   });
 
   it('filters by event name, and skips disabled endpoints and other companies', async () => {

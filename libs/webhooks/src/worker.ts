@@ -6,15 +6,24 @@ import { DeliveryProcessor } from './worker/delivery.processor';
 import { EndpointCache } from './worker/endpoint-cache';
 import { DeliverySweeper } from './worker/delivery.sweeper';
 import { OutboxRelay } from './worker/outbox.relay';
+import { RequestLogPurger } from './worker/request-log.purger';
 
 export { DeliveryProcessor, RetryLater, backoffStrategy } from './worker/delivery.processor';
 export { DeliverySweeper } from './worker/delivery.sweeper';
 export { OutboxRelay } from './worker/outbox.relay';
+export { RequestLogPurger } from './worker/request-log.purger';
 export { recordAttempt, recordAttempts } from './worker/attempt-recorder';
 
 /** The consumer side (worker process only): outbox relay, sweeper and the delivery processor. */
 @Module({
   imports: [BullModule.registerQueue({ name: DELIVERY_QUEUE })],
-  providers: [OutboxRelay, DeliverySweeper, DeliveryProcessor, EndpointCache, AttemptWriter],
+  providers: [
+    OutboxRelay,
+    DeliverySweeper,
+    DeliveryProcessor,
+    EndpointCache,
+    AttemptWriter,
+    RequestLogPurger,
+  ],
 })
 export class WebhooksWorkerModule {}
