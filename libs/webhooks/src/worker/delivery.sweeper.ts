@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { PeriodicTask } from './periodic-task';
 import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
 import { maxAttempts } from './retry-schedule';
 
@@ -15,8 +16,7 @@ import { maxAttempts } from './retry-schedule';
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('delivery-sweeper');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicTask(this.logger, () => this.sweep());
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -25,12 +25,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    const every = Math.max(500, Math.min(this.config.webhooks.sweepGraceMs, 30_000));
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch((error: Error) => this.logger.error(`sweep failed: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, every);
+    this.periodic.start(Math.max(500, Math.min(this.config.webhooks.sweepGraceMs, 30_000)));
   }
 
   async sweep(): Promise<number> {
@@ -49,7 +44,6 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.periodic.stop();
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { DataSource } from 'typeorm';
+import { PeriodicTask } from './periodic-task';
 
 const EVERY_MS = 60 * 60 * 1000;
 const BATCH = 5000;
@@ -10,8 +11,7 @@ const BATCH = 5000;
 @Injectable()
 export class RequestLogPurger implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('request-log-purger');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicTask(this.logger, () => this.purge());
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -19,12 +19,7 @@ export class RequestLogPurger implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.purge()
-        .catch((error: Error) => this.logger.error(`purge failed: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, EVERY_MS);
-    this.timer.unref();
+    this.periodic.start(EVERY_MS);
   }
 
   /** Returns how many rows were deleted. */
@@ -42,7 +37,6 @@ export class RequestLogPurger implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.periodic.stop();
   }
 }
