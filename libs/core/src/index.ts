@@ -4,6 +4,7 @@ export * from './config/config.module';
 export * from './database/data-source';
 export * from './database/database.module';
 export * from './database/ensure-database';
+export * from './database/pool';
 export * from './database/preflight';
 export * from './database/preflight-all';
 export * from './extensions/extension.decorator';

@@ -14,6 +14,7 @@ import { WebhookEventsController } from './management/webhook-events.controller'
 import { WebhookSenderAddressesController } from './management/webhook-sender-addresses.controller';
 import { CreateWebhooks1700000000100 } from './migrations/1700000000100-create-webhooks';
 import { IndexWebhookRequestLogEvents1700000000101 } from './migrations/1700000000101-index-webhook-request-log-events';
+import { LightenDeliveryWrites1700000000102 } from './migrations/1700000000102-lighten-delivery-writes';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -28,7 +29,11 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
   name: 'webhooks',
   namespace: 'int/v1',
   entities: [WebhookEndpoint, WebhookRequestLog],
-  migrations: [CreateWebhooks1700000000100, IndexWebhookRequestLogEvents1700000000101],
+  migrations: [
+    CreateWebhooks1700000000100,
+    IndexWebhookRequestLogEvents1700000000101,
+    LightenDeliveryWrites1700000000102,
+  ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
     WebhookEndpointController,

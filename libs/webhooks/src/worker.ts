@@ -12,7 +12,7 @@ export { DeliveryProcessor, RetryLater, backoffStrategy } from './worker/deliver
 export { DeliverySweeper } from './worker/delivery.sweeper';
 export { OutboxRelay } from './worker/outbox.relay';
 export { RequestLogPurger } from './worker/request-log.purger';
-export { recordAttempt, recordAttempts } from './worker/attempt-recorder';
+export { recordAttempts } from './worker/attempt-recorder';
 
 /** The consumer side (worker process only): outbox relay, sweeper and the delivery processor. */
 @Module({

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { QueryRunner } from 'typeorm';
+import { prepared as preparedStatement } from '../database/pool';
 import { ResourceDefinition } from './resource-definition';
 import { Params, ident } from './sql';
 
@@ -10,33 +10,17 @@ export interface Sql {
   rows(sql: string, params: unknown[], prepared?: boolean): Promise<Record<string, any>[]>;
 }
 
-const names = new Map<string, string>();
-
-/** A stable name for a fixed-shape statement, so pg prepares it once per connection. */
-export function statementName(sql: string): string {
-  let name = names.get(sql);
-  if (!name) {
-    name = `wharf_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
-    names.set(sql, name);
-  }
-  return name;
-}
-
 /**
  * Reads straight from the pool pg already keeps for TypeORM: no QueryRunner per statement, and fixed-shape
  * statements (find by uuid, embedded relations) prepared once per connection.
  */
 export const sqlOfPool = (pool: Pool): Sql => ({
   rows: async (sql, params, prepared) =>
-    (
-      await pool.query(
-        prepared ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params },
-      )
-    ).rows,
+    (await pool.query(prepared ? preparedStatement(sql, params) : { text: sql, values: params })).rows,
 });
 
 function statement(sql: string, params: unknown[], prepared?: boolean) {
-  return prepared ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params };
+  return prepared ? preparedStatement(sql, params) : { text: sql, values: params };
 }
 
 /**

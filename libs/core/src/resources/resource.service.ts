@@ -1,5 +1,5 @@
-import { Pool } from 'pg';
 import { DataSource, QueryRunner } from 'typeorm';
+import { poolOf } from '../database/pool';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { RequestContext } from '../tenancy/request-context';
 import { NestedItem, WriteInput, readWriteBody } from './body-reader';
@@ -49,7 +49,7 @@ export class ResourceService {
     private readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined = () => undefined,
   ) {}
 
-  private readonly reader: Sql = sqlOfPool((this.dataSource.driver as unknown as { master: Pool }).master);
+  private readonly reader: Sql = sqlOfPool(poolOf(this.dataSource));
 
   // ---- reads ---------------------------------------------------------------------------------
 

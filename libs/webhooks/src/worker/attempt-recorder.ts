@@ -1,10 +1,10 @@
-import { AppConfig } from '@wharf/core';
-import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig, poolOf, prepared } from '@wharf/core';
+import { DataSource } from 'typeorm';
 import { Attempt } from '../delivery/webhook-sender';
 
 export interface AttemptRecord {
   delivery: {
-    uuid: string | null;
+    uuid: string;
     company_uuid: string;
     endpoint_uuid: string;
     event_id: string;
@@ -12,113 +12,98 @@ export interface AttemptRecord {
   };
   attempt: number;
   result: Attempt;
-  test?: boolean;
-  /** The delivery's state after this attempt (ignored for test sends, which have no delivery). */
+  /** The delivery's state after this attempt. */
   outcome: 'successful' | 'failed' | 'pending';
   nextAttemptInMs: number;
 }
 
-const LOG_COLUMNS = `uuid, company_uuid, webhook_endpoint_uuid, event_id, event, attempt, test, url, request_headers, request_body,
-  response_status, response_headers, response_body, duration_ms, error, status, sent_at, created_at, updated_at`;
+/**
+ * One statement (so one round trip and one atomic commit) for a batch of attempts: the request-log rows,
+ * the deliveries' new states and the endpoints' health. Endpoint rows are locked in uuid order first, so
+ * batches committing in parallel cannot deadlock on them, and only endpoints whose health changes are
+ * written. Health: a success clears `failing_since`; a 410 disables at once; failing without a single
+ * success for longer than the configured window disables automatically.
+ */
+const RECORD_ATTEMPTS = `
+WITH logs AS (
+  INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
+    url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::jsonb[],
+    $9::text[], $10::int[], $11::jsonb[], $12::text[], $13::int[], $14::text[], $15::text[], $16::timestamptz[])
+), deliveries AS (
+  UPDATE webhook_deliveries d SET attempts = v.attempt, status = v.outcome, last_attempt_at = now(), updated_at = now(),
+    next_attempt_at = now() + v.ms * interval '1 millisecond'
+  FROM unnest($3::uuid[], $6::int[], $17::text[], $18::float8[]) AS v(uuid, attempt, outcome, ms)
+  WHERE d.uuid = v.uuid
+), health AS (
+  SELECT h.uuid, h.change FROM unnest($19::uuid[], $20::text[]) AS h(uuid, change)
+), locked AS (
+  SELECT ep.uuid, h.change FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
+  WHERE h.change = 'gone' AND ep.status = 'enabled'
+     OR h.change = 'healthy' AND ep.failing_since IS NOT NULL
+     OR h.change = 'failing' AND (ep.failing_since IS NULL
+        OR ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $21))
+  ORDER BY ep.uuid FOR UPDATE OF ep
+)
+UPDATE webhook_endpoints ep SET
+  failing_since = CASE l.change WHEN 'healthy' THEN NULL ELSE COALESCE(ep.failing_since, now()) END,
+  status = CASE WHEN l.change = 'gone' OR l.change = 'failing' AND ep.failing_since IS NOT NULL THEN 'disabled'
+    ELSE ep.status END,
+  disabled_at = CASE WHEN l.change = 'gone' OR l.change = 'failing' AND ep.failing_since IS NOT NULL THEN now()
+    ELSE ep.disabled_at END,
+  disabled_reason = CASE WHEN l.change = 'gone' THEN 'The endpoint answered 410 Gone.'
+    WHEN l.change = 'failing' AND ep.failing_since IS NOT NULL
+      THEN 'Deliveries failed without a success for ' || $21 || ' days.'
+    ELSE ep.disabled_reason END,
+  updated_at = CASE WHEN l.change = 'healthy' OR l.change = 'failing' AND ep.failing_since IS NULL THEN ep.updated_at
+    ELSE now() END
+FROM locked l WHERE ep.uuid = l.uuid`;
 
-async function insertLogs(
-  manager: EntityManager,
+/** Per endpoint, the one health change this batch makes: a 410 wins, then any success, then failure. */
+function healthChanges(records: AttemptRecord[]): Map<string, 'gone' | 'healthy' | 'failing'> {
+  const changes = new Map<string, 'gone' | 'healthy' | 'failing'>();
+  for (const { delivery, result } of records) {
+    const current = changes.get(delivery.endpoint_uuid);
+    if (result.response_status === 410) changes.set(delivery.endpoint_uuid, 'gone');
+    else if (result.status === 'successful') {
+      if (current !== 'gone') changes.set(delivery.endpoint_uuid, 'healthy');
+    } else if (!current) changes.set(delivery.endpoint_uuid, 'failing');
+  }
+  return changes;
+}
+
+/** Writes a batch of attempts (see RECORD_ATTEMPTS) in one atomic statement. */
+export async function recordAttempts(
+  dataSource: DataSource,
+  config: AppConfig,
   records: AttemptRecord[],
-): Promise<Record<string, unknown>[]> {
+): Promise<void> {
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
-  return manager.query(
-    `INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, test,
-       url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
-     SELECT c, ep, d, ev, en, a, t, u, rh::jsonb, rb, rs, rsh::jsonb, rsb, dm, er, st, sa
-     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::bool[], $8::text[], $9::text[],
-       $10::text[], $11::int[], $12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::timestamptz[])
-       AS x(c, ep, d, ev, en, a, t, u, rh, rb, rs, rsh, rsb, dm, er, st, sa)
-     RETURNING ${LOG_COLUMNS}`,
-    [
+  const json = (value: Record<string, string> | null) => (value ? JSON.stringify(value) : null);
+  const health = healthChanges(records);
+  await poolOf(dataSource).query(
+    prepared(RECORD_ATTEMPTS, [
       column((r) => r.delivery.company_uuid),
       column((r) => r.delivery.endpoint_uuid),
       column((r) => r.delivery.uuid),
       column((r) => r.delivery.event_id),
       column((r) => r.delivery.event),
       column((r) => r.attempt),
-      column((r) => r.test ?? false),
       column((r) => r.result.url),
-      column((r) => JSON.stringify(r.result.request_headers)),
+      column((r) => json(r.result.request_headers)),
       column((r) => r.result.request_body),
       column((r) => r.result.response_status),
-      column((r) => (r.result.response_headers ? JSON.stringify(r.result.response_headers) : null)),
+      column((r) => json(r.result.response_headers)),
       column((r) => r.result.response_body),
       column((r) => r.result.duration_ms),
       column((r) => r.result.error),
       column((r) => r.result.status),
       column((r) => r.result.sent_at),
-    ],
+      column((r) => r.outcome),
+      column((r) => r.nextAttemptInMs),
+      [...health.keys()],
+      [...health.values()],
+      config.webhooks.autoDisableAfterDays,
+    ]),
   );
-}
-
-/**
- * Writes request-log rows, the deliveries' new states and the endpoints' health for a batch of attempts in
- * one transaction. Endpoint health: a success clears `failing_since`; a 410 disables at once; failing
- * without a single success for longer than the configured window disables automatically.
- */
-export async function recordAttempts(dataSource: DataSource, config: AppConfig, records: AttemptRecord[]) {
-  return dataSource.transaction(async (manager) => {
-    const logs = await insertLogs(manager, records);
-    const deliveries = records.filter((r) => !r.test && r.delivery.uuid);
-    if (deliveries.length) {
-      await manager.query(
-        `UPDATE webhook_deliveries d SET attempts = v.a, status = v.s, last_attempt_at = now(), updated_at = now(),
-           next_attempt_at = now() + v.ms * interval '1 millisecond'
-         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::float8[]) AS v(u, a, s, ms) WHERE d.uuid = v.u`,
-        [
-          deliveries.map((r) => r.delivery.uuid),
-          deliveries.map((r) => r.attempt),
-          deliveries.map((r) => r.outcome),
-          deliveries.map((r) => r.nextAttemptInMs),
-        ],
-      );
-    }
-    const gone = new Set<string>();
-    const succeeded = new Set<string>();
-    const failed = new Set<string>();
-    for (const r of records) {
-      if (r.test) continue;
-      const endpoint = r.delivery.endpoint_uuid;
-      if (r.result.response_status === 410) gone.add(endpoint);
-      else if (r.result.status === 'successful') succeeded.add(endpoint);
-      else failed.add(endpoint);
-    }
-    for (const endpoint of succeeded) failed.delete(endpoint);
-    if (succeeded.size) {
-      await manager.query(
-        `UPDATE webhook_endpoints SET failing_since = NULL WHERE uuid = ANY($1::uuid[]) AND failing_since IS NOT NULL`,
-        [[...succeeded]],
-      );
-    }
-    if (failed.size) {
-      await manager.query(
-        `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()),
-           status = CASE WHEN failing_since < now() - make_interval(days => $2) THEN 'disabled' ELSE status END,
-           disabled_at = CASE WHEN failing_since < now() - make_interval(days => $2) THEN now() ELSE disabled_at END,
-           updated_at = CASE WHEN failing_since < now() - make_interval(days => $2) THEN now() ELSE updated_at END,
-           disabled_reason = CASE WHEN failing_since < now() - make_interval(days => $2)
-             THEN 'Deliveries failed without a success for ' || $2 || ' days.' ELSE disabled_reason END
-         WHERE uuid = ANY($1::uuid[])`,
-        [[...failed], config.webhooks.autoDisableAfterDays],
-      );
-    }
-    if (gone.size) {
-      await manager.query(
-        `UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(), updated_at = now(),
-           disabled_reason = 'The endpoint answered 410 Gone.' WHERE uuid = ANY($1::uuid[])`,
-        [[...gone]],
-      );
-    }
-    return logs;
-  });
-}
-
-/** One attempt (e.g. a test send); returns its request-log row. */
-export async function recordAttempt(dataSource: DataSource, config: AppConfig, record: AttemptRecord) {
-  return (await recordAttempts(dataSource, config, [record]))[0];
 }

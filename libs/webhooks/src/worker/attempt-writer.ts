@@ -5,7 +5,9 @@ import { DataSource } from 'typeorm';
 import { AttemptRecord, recordAttempts } from './attempt-recorder';
 
 const MAX_BATCH = 500;
-const LINGER_MS = 0;
+/** Batches committing at once: a job waits for at most one commit in progress, not a queue of them. */
+const MAX_IN_FLIGHT = 4;
+const TRANSIENT = new Set(['40001', '40P01']);
 
 interface Pending {
   record: AttemptRecord;
@@ -15,13 +17,13 @@ interface Pending {
 
 /**
  * Group commit for attempt records: each delivery awaits the commit of the batch it joined (so a job is
- * only acknowledged once its outcome is durable), while the database sees one transaction per batch.
+ * only acknowledged once its outcome is durable), while the database sees one statement per batch.
  */
 @Injectable()
 export class AttemptWriter implements OnApplicationShutdown {
   private buffer: Pending[] = [];
-  private flushing?: Promise<void>;
-  private timer?: NodeJS.Timeout;
+  private readonly inFlight = new Set<Promise<void>>();
+  private scheduled = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -31,38 +33,47 @@ export class AttemptWriter implements OnApplicationShutdown {
   record(record: AttemptRecord): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.buffer.push({ record, resolve, reject });
-      if (this.buffer.length >= MAX_BATCH) this.schedule(0);
-      else this.schedule(LINGER_MS);
+      this.schedule();
     });
   }
 
-  private schedule(delay: number): void {
-    if (this.flushing || (this.timer && delay > 0)) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.flush(), delay);
+  /** Flushes after the current tick, so records arriving together share a batch. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.buffer.length && this.inFlight.size < MAX_IN_FLIGHT) this.flush();
+    });
   }
 
-  private async flush(): Promise<void> {
-    this.timer = undefined;
+  private flush(): void {
     const batch = this.buffer.splice(0, MAX_BATCH);
-    if (!batch.length) return;
-    this.flushing = recordAttempts(
-      this.dataSource,
-      this.config,
-      batch.map((p) => p.record),
-    ).then(
+    const done: Promise<void> = this.write(batch.map((p) => p.record)).then(
       () => batch.forEach((p) => p.resolve()),
       (error: unknown) => batch.forEach((p) => p.reject(error)),
     );
-    await this.flushing;
-    this.flushing = undefined;
-    if (this.buffer.length) this.schedule(0);
+    this.inFlight.add(done);
+    void done.finally(() => {
+      this.inFlight.delete(done);
+      if (this.buffer.length) this.schedule();
+    });
+  }
+
+  private async write(records: AttemptRecord[], tries = 3): Promise<void> {
+    try {
+      await recordAttempts(this.dataSource, this.config, records);
+    } catch (error) {
+      if (tries > 1 && TRANSIENT.has((error as { code?: string }).code ?? ''))
+        return this.write(records, tries - 1);
+      throw error;
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    while (this.flushing || this.buffer.length) {
-      if (this.flushing) await this.flushing;
-      else await this.flush();
+    while (this.buffer.length || this.inFlight.size) {
+      if (this.buffer.length && this.inFlight.size < MAX_IN_FLIGHT) this.flush();
+      else await Promise.race(this.inFlight);
     }
   }
 }

@@ -1,15 +1,59 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, DeliveryJobData, deliveryJob } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE, deliveryJob } from '../delivery/delivery-queue';
 import { OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { maxAttempts } from './retry-schedule';
 
 const BATCH = 500;
+
+/** A row per delivery created, or a single row with only `claimed` when there are none. */
+interface Fanned {
+  claimed: number;
+  event_id: string;
+  company_uuid: string;
+  name: string;
+  body: string;
+  delivery: string | null;
+  endpoint: string;
+  /** The endpoint's updated_at in ms (bigint, so a string). */
+  version: string;
+}
+
+/**
+ * One statement, so one round trip and one atomic commit: claim a batch of undispatched events (SKIP LOCKED,
+ * so relays in several workers share the work), mark them dispatched, and create a delivery for every
+ * matching enabled endpoint.
+ */
+const DISPATCH_BATCH = `
+WITH claimed AS (
+  SELECT id, event_id, company_uuid, name FROM webhook_events
+  WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
+), dispatched AS (
+  UPDATE webhook_events e SET dispatched_at = now() FROM claimed c WHERE e.id = c.id
+), targets AS (
+  SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint
+  FROM claimed c
+  JOIN webhook_endpoints ep ON ep.company_uuid = c.company_uuid AND ep.status = 'enabled'
+   AND (ep.events ? c.name OR ep.events ? '*')
+), inserted AS (
+  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid)
+  SELECT event_id, endpoint, company_uuid FROM targets ORDER BY id
+  ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
+  RETURNING uuid, event_id, webhook_endpoint_uuid
+)
+-- Joins against the tables, not between CTEs: the planner cannot size a CTE, and guesses a nested loop.
+SELECT n.claimed, e.event_id, e.company_uuid, e.name, e.payload::text AS body, i.uuid AS delivery,
+  i.webhook_endpoint_uuid AS endpoint, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+FROM (SELECT count(*)::int AS claimed FROM claimed) n
+LEFT JOIN (inserted i
+  JOIN webhook_events e ON e.event_id = i.event_id
+  JOIN webhook_endpoints ep ON ep.uuid = i.webhook_endpoint_uuid) ON true
+ORDER BY e.id`;
 
 /**
  * Moves committed outbox events into deliveries: claims undispatched events (FOR UPDATE SKIP LOCKED, so
@@ -80,61 +124,24 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
-    const { claimed, jobs } = await this.dataSource.transaction(async (manager) => {
-      const events: { id: string; event_id: string; name: string; body: string }[] = await manager.query(
-        `SELECT id, event_id, name, payload::text AS body FROM webhook_events
-         WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      );
-      if (!events.length) return { claimed: 0, jobs: [] as DeliveryJobData[] };
-      const ids = events.map((event) => event.id);
-      const created: {
-        uuid: string;
-        event_id: string;
-        endpoint: string;
-        company: string;
-        version: string;
-      }[] = await manager.query(
-        `WITH targets AS (
-           SELECT e.id, e.event_id, e.company_uuid, ep.uuid AS endpoint, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
-           FROM webhook_events e
-           JOIN webhook_endpoints ep ON ep.company_uuid = e.company_uuid AND ep.status = 'enabled'
-            AND (ep.events ? e.name OR ep.events ? '*')
-           WHERE e.id = ANY($1::bigint[])
-         ), inserted AS (
-           INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid)
-           SELECT event_id, endpoint, company_uuid FROM targets ORDER BY id
-           ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
-           RETURNING uuid, event_id, webhook_endpoint_uuid
-         )
-         SELECT i.uuid, i.event_id, t.endpoint, t.company_uuid AS company, t.version
-         FROM inserted i JOIN targets t ON t.event_id = i.event_id AND t.endpoint = i.webhook_endpoint_uuid
-         ORDER BY t.id`,
-        [ids],
-      );
-      await manager.query('UPDATE webhook_events SET dispatched_at = now() WHERE id = ANY($1::bigint[])', [
-        ids,
-      ]);
-      const byId = new Map(events.map((event) => [event.event_id, event]));
-      const jobs = created.map((row) => {
-        const event = byId.get(row.event_id)!;
-        return {
-          delivery: row.uuid,
-          endpoint: row.endpoint,
-          endpointVersion: Number(row.version),
-          company: row.company,
-          eventId: row.event_id,
-          event: event.name,
-          body: event.body,
-          attempts: 0,
-        };
-      });
-      return { claimed: events.length, jobs };
-    });
+    const { rows } = await poolOf(this.dataSource).query<Fanned>(prepared(DISPATCH_BATCH));
+    const jobs = rows
+      .filter((row) => row.delivery)
+      .map((row) => ({
+        delivery: row.delivery!,
+        endpoint: row.endpoint,
+        endpointVersion: Number(row.version),
+        company: row.company_uuid,
+        eventId: row.event_id,
+        event: row.name,
+        body: row.body,
+        attempts: 0,
+      }));
     if (jobs.length) {
       const attempts = maxAttempts(this.config.webhooks.retrySchedule);
       await this.queue.addBulk(jobs.map((job) => deliveryJob(job, attempts)));
     }
-    return claimed;
+    return rows[0]?.claimed ?? 0;
   }
 
   async onApplicationShutdown(): Promise<void> {
