@@ -304,6 +304,23 @@ describe('webhooks: outbox → worker → signed delivery', () => {
     expect(receiver.events('/other')).toHaveLength(0);
   });
 
+  it('logs an answer whose body holds NUL characters (PostgreSQL text cannot), and still completes the delivery', async () => {
+    const acme = await company();
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/hook`);
+    receiver.respond = () => ({ status: 200, body: 'a\u0000b' });
+    await http(api.url, 'POST', W, { key: acme.key, body: warehouse('Nul') });
+    const [log] = await eventually(async () => {
+      const rows = await sql(
+        api,
+        `SELECT l.response_body, d.status FROM webhook_request_logs l
+         JOIN webhook_deliveries d ON d.uuid = l.webhook_delivery_uuid WHERE l.webhook_endpoint_uuid = $1`,
+        [endpoint.uuid],
+      );
+      return rows.length ? rows : undefined;
+    });
+    expect(log).toEqual({ response_body: 'a\uFFFDb', status: 'successful' });
+  });
+
   it('logs the exact body, response status, headers and body (capped at 64 KiB), duration, and never the secret', async () => {
     const acme = await company();
     const { endpoint, secret } = await createEndpoint(api, acme, `${receiver.url}/hook`);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { decryptSecret, sign } from '../endpoints/secrets';
 import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatcher';
@@ -65,18 +66,29 @@ function retryAfter(header: string | string[] | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= MAX_LOGGED_BODY) {
-      body.destroy?.();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, MAX_LOGGED_BODY).toString('utf8');
+/**
+ * The response body as text, at most MAX_LOGGED_BODY bytes of it (the rest is not read). NUL becomes U+FFFD:
+ * PostgreSQL text cannot hold it, and one such answer must not sink the batch of log rows it is written with.
+ */
+function readCapped(body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      body.off('data', onData).off('end', done);
+      const text = Buffer.concat(chunks, Math.min(size, MAX_LOGGED_BODY)).toString('utf8');
+      resolve(text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= MAX_LOGGED_BODY) {
+        body.destroy();
+        done();
+      }
+    };
+    body.on('data', onData).once('end', done).once('error', reject);
+  });
 }
 
 /**

@@ -25,24 +25,29 @@ export interface AttemptRecord {
  * success for longer than the configured window disables automatically.
  */
 const RECORD_ATTEMPTS = `
-WITH logs AS (
+WITH batch AS (
+  SELECT * FROM json_to_recordset($1::json) AS x(company_uuid uuid, webhook_endpoint_uuid uuid, webhook_delivery_uuid uuid,
+    event_id text, event text, attempt int, url text, request_headers jsonb, request_body text, response_status int,
+    response_headers jsonb, response_body text, duration_ms int, error text, status text, sent_at timestamptz,
+    outcome text, next_attempt_in_ms float8)
+), logs AS (
   INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
     url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::jsonb[],
-    $9::text[], $10::int[], $11::jsonb[], $12::text[], $13::int[], $14::text[], $15::text[], $16::timestamptz[])
+  SELECT company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, url, request_headers,
+    request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at
+  FROM batch
 ), deliveries AS (
-  UPDATE webhook_deliveries d SET attempts = v.attempt, status = v.outcome, last_attempt_at = now(), updated_at = now(),
-    next_attempt_at = now() + v.ms * interval '1 millisecond'
-  FROM unnest($3::uuid[], $6::int[], $17::text[], $18::float8[]) AS v(uuid, attempt, outcome, ms)
-  WHERE d.uuid = v.uuid
+  UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
+    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond'
+  FROM batch b WHERE d.uuid = b.webhook_delivery_uuid
 ), health AS (
-  SELECT h.uuid, h.change FROM unnest($19::uuid[], $20::text[]) AS h(uuid, change)
+  SELECT h.uuid, h.change FROM unnest($2::uuid[], $3::text[]) AS h(uuid, change)
 ), locked AS (
   SELECT ep.uuid, h.change FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
   WHERE h.change = 'gone' AND ep.status = 'enabled'
      OR h.change = 'healthy' AND ep.failing_since IS NOT NULL
      OR h.change = 'failing' AND (ep.failing_since IS NULL
-        OR ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $21))
+        OR ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4))
   ORDER BY ep.uuid FOR UPDATE OF ep
 )
 UPDATE webhook_endpoints ep SET
@@ -53,7 +58,7 @@ UPDATE webhook_endpoints ep SET
     ELSE ep.disabled_at END,
   disabled_reason = CASE WHEN l.change = 'gone' THEN 'The endpoint answered 410 Gone.'
     WHEN l.change = 'failing' AND ep.failing_since IS NOT NULL
-      THEN 'Deliveries failed without a success for ' || $21 || ' days.'
+      THEN 'Deliveries failed without a success for ' || $4 || ' days.'
     ELSE ep.disabled_reason END,
   updated_at = CASE WHEN l.change = 'healthy' OR l.change = 'failing' AND ep.failing_since IS NULL THEN ep.updated_at
     ELSE now() END
@@ -78,29 +83,31 @@ export async function recordAttempts(
   config: AppConfig,
   records: AttemptRecord[],
 ): Promise<void> {
-  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
-  const json = (value: Record<string, string> | null) => (value ? JSON.stringify(value) : null);
+  const batch = records.map(({ delivery, attempt, result, outcome, nextAttemptInMs }) => ({
+    company_uuid: delivery.company_uuid,
+    webhook_endpoint_uuid: delivery.endpoint_uuid,
+    webhook_delivery_uuid: delivery.uuid,
+    event_id: delivery.event_id,
+    event: delivery.event,
+    attempt,
+    url: result.url,
+    request_headers: result.request_headers,
+    request_body: result.request_body,
+    response_status: result.response_status,
+    response_headers: result.response_headers,
+    response_body: result.response_body,
+    duration_ms: result.duration_ms,
+    error: result.error,
+    status: result.status,
+    sent_at: result.sent_at,
+    outcome,
+    next_attempt_in_ms: nextAttemptInMs,
+  }));
   const health = healthChanges(records);
+  // One JSON document rather than an array per column: JSON.stringify is native, pg's array quoting is not.
   await poolOf(dataSource).query(
     prepared(RECORD_ATTEMPTS, [
-      column((r) => r.delivery.company_uuid),
-      column((r) => r.delivery.endpoint_uuid),
-      column((r) => r.delivery.uuid),
-      column((r) => r.delivery.event_id),
-      column((r) => r.delivery.event),
-      column((r) => r.attempt),
-      column((r) => r.result.url),
-      column((r) => json(r.result.request_headers)),
-      column((r) => r.result.request_body),
-      column((r) => r.result.response_status),
-      column((r) => json(r.result.response_headers)),
-      column((r) => r.result.response_body),
-      column((r) => r.result.duration_ms),
-      column((r) => r.result.error),
-      column((r) => r.result.status),
-      column((r) => r.result.sent_at),
-      column((r) => r.outcome),
-      column((r) => r.nextAttemptInMs),
+      JSON.stringify(batch),
       [...health.keys()],
       [...health.values()],
       config.webhooks.autoDisableAfterDays,

@@ -8,6 +8,8 @@ const MAX_BATCH = 500;
 /** Batches committing at once: a job waits for at most one commit in progress, not a queue of them. */
 const MAX_IN_FLIGHT = 4;
 const TRANSIENT = new Set(['40001', '40P01']);
+/** SQLSTATE classes that blame the data (22 data exception, 23 integrity violation), not the database. */
+const REFUSED_DATA = /^2[23]/;
 
 interface Pending {
   record: AttemptRecord;
@@ -48,11 +50,7 @@ export class AttemptWriter implements OnApplicationShutdown {
   }
 
   private flush(): void {
-    const batch = this.buffer.splice(0, MAX_BATCH);
-    const done: Promise<void> = this.write(batch.map((p) => p.record)).then(
-      () => batch.forEach((p) => p.resolve()),
-      (error: unknown) => batch.forEach((p) => p.reject(error)),
-    );
+    const done = this.write(this.buffer.splice(0, MAX_BATCH));
     this.inFlight.add(done);
     void done.finally(() => {
       this.inFlight.delete(done);
@@ -60,13 +58,24 @@ export class AttemptWriter implements OnApplicationShutdown {
     });
   }
 
-  private async write(records: AttemptRecord[], tries = 3): Promise<void> {
+  /**
+   * Commits a batch, retrying deadlocks and serialization failures. When the database refuses the data, the
+   * records are retried one by one, so a record it refuses fails only its own job, not the 499 beside it.
+   */
+  private async write(batch: Pending[], tries = 3): Promise<void> {
     try {
-      await recordAttempts(this.dataSource, this.config, records);
+      await recordAttempts(
+        this.dataSource,
+        this.config,
+        batch.map((p) => p.record),
+      );
+      batch.forEach((p) => p.resolve());
     } catch (error) {
-      if (tries > 1 && TRANSIENT.has((error as { code?: string }).code ?? ''))
-        return this.write(records, tries - 1);
-      throw error;
+      const code = (error as { code?: string }).code ?? '';
+      if (tries > 1 && TRANSIENT.has(code)) return this.write(batch, tries - 1);
+      if (batch.length > 1 && REFUSED_DATA.test(code))
+        await Promise.all(batch.map((p) => this.write([p], 1)));
+      else batch.forEach((p) => p.reject(error));
     }
   }
 

@@ -1,0 +1,51 @@
+import { AppConfig } from '@wharf/core';
+import { DataSource } from 'typeorm';
+import { AttemptRecord, recordAttempts } from './attempt-recorder';
+import { AttemptWriter } from './attempt-writer';
+
+jest.mock('./attempt-recorder', () => ({ recordAttempts: jest.fn() }));
+const recorded = recordAttempts as jest.MockedFunction<typeof recordAttempts>;
+
+const record = (uuid: string) => ({ delivery: { uuid } }) as AttemptRecord;
+const pgError = (code: string) => Object.assign(new Error(code), { code });
+const writer = () => new AttemptWriter({} as DataSource, {} as AppConfig);
+const uuids = () => recorded.mock.calls.map(([, , records]) => records.map((r) => r.delivery.uuid));
+
+describe('AttemptWriter', () => {
+  beforeEach(() => recorded.mockReset());
+
+  it('commits records that arrive together as one batch', async () => {
+    recorded.mockResolvedValue();
+    const w = writer();
+    await Promise.all([w.record(record('a')), w.record(record('b')), w.record(record('c'))]);
+    expect(uuids()).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('retries a batch that hit a deadlock', async () => {
+    recorded.mockRejectedValueOnce(pgError('40P01')).mockResolvedValue();
+    const w = writer();
+    await Promise.all([w.record(record('a')), w.record(record('b'))]);
+    expect(uuids()).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
+  });
+
+  it('fails only the record the database refuses, retrying the others one by one', async () => {
+    recorded.mockImplementation(async (_ds, _config, records) => {
+      if (records.some((r) => r.delivery.uuid === 'bad')) throw pgError('22P05');
+    });
+    const w = writer();
+    const results = await Promise.allSettled(['a', 'bad', 'c'].map((uuid) => w.record(record(uuid))));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(uuids()).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  });
+
+  it('fails the whole batch when the database itself is unavailable', async () => {
+    recorded.mockRejectedValue(new Error('connect ECONNREFUSED'));
+    const w = writer();
+    const results = await Promise.allSettled(['a', 'b'].map((uuid) => w.record(record(uuid))));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(uuids()).toEqual([['a', 'b']]);
+  });
+});
