@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { Queue, Worker } from 'bullmq';
 import { bullConnection } from '@wharf/core';
 import { WebhookEndpointsService } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
+import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import {
   benchConfig,
@@ -17,26 +19,32 @@ import {
   startProcess,
   stopProcess,
 } from './bench-support';
+import { CpuReading, cpuPerItem, readCpu } from './process-cpu';
 
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 
-/** The reference: how fast BullMQ alone moves no-op jobs through the same Redis with the same concurrency. */
-async function rawBullmqNoop(redisUrl: string, prefix: string, jobs: number): Promise<number> {
-  const connection = bullConnection(redisUrl);
-  const queue = new Queue('noop', { connection, prefix });
+async function addJobs(queue: Queue, jobs: number, data: (i: number) => object) {
   for (let i = 0; i < jobs; i += 1000) {
     await queue.addBulk(
       Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({
-        name: 'noop',
-        data: { i: i + j },
-        opts: { removeOnComplete: true },
+        name: 'job',
+        data: data(i + j),
+        opts: { removeOnComplete: true, removeOnFail: true },
       })),
     );
   }
+}
+
+/** The reference: how fast BullMQ alone moves no-op jobs through the same Redis with the same concurrency. */
+async function rawBullmqNoop(redisUrl: string, prefix: string, jobs: number, redis: Redis) {
+  const connection = bullConnection(redisUrl);
+  const queue = new Queue('noop', { connection, prefix });
+  await addJobs(queue, jobs, (i) => ({ i }));
   let done = 0;
+  const before = await readCpu(redis, []);
   const started = performance.now();
   await new Promise<void>((resolve) => {
     const worker = new Worker('noop', async () => undefined, {
@@ -49,9 +57,51 @@ async function rawBullmqNoop(redisUrl: string, prefix: string, jobs: number): Pr
     });
   });
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuPerItem(before, await readCpu(redis, []), jobs, 'bench_worker');
   await queue.obliterate({ force: true });
   await queue.close();
-  return jobs / seconds;
+  return { perSecond: jobs / seconds, cpu };
+}
+
+/**
+ * The floor of any pipeline with one BullMQ job per delivery: a worker process that takes each job and POSTs
+ * its body (a real envelope) to the same receiver, and does nothing else.
+ */
+async function bullmqHttpFloor(
+  redisUrl: string,
+  prefix: string,
+  jobs: number,
+  redis: Redis,
+  body: string,
+  receiver: { target: string; received: () => number },
+) {
+  const queue = new Queue('floor', { connection: bullConnection(redisUrl), prefix });
+  await addJobs(queue, jobs, (i) => ({ id: `msg_floor_${i}`, body }));
+  const start = receiver.received();
+  const child = fork(join(__dirname, 'floor.worker.js'), [], {
+    env: {
+      ...process.env,
+      FLOOR_REDIS_URL: redisUrl,
+      FLOOR_PREFIX: prefix,
+      FLOOR_TARGET: receiver.target,
+      FLOOR_CONCURRENCY: String(CONCURRENCY),
+    },
+    stdio: 'inherit',
+  });
+  while (receiver.received() === start) await sleep(5);
+  const first = {
+    at: performance.now(),
+    count: receiver.received(),
+    cpu: await readCpu(redis, [child.pid!]),
+  };
+  while (receiver.received() < start + jobs) await sleep(5);
+  const seconds = (performance.now() - first.at) / 1000;
+  const moved = start + jobs - first.count;
+  const cpu = cpuPerItem(first.cpu, await readCpu(redis, [child.pid!]), moved, 'receiver');
+  await stopProcess(child);
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return { perSecond: moved / seconds, cpu };
 }
 
 async function main() {
@@ -59,16 +109,20 @@ async function main() {
   const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
   await prepare(config);
   const receipts = new Map<string, number>();
+  let floorReceipts = 0;
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      receipts.set(String(req.headers['webhook-id']), performance.now());
+      if (req.url === '/floor') floorReceipts++;
+      else receipts.set(String(req.headers['webhook-id']), performance.now());
       res.writeHead(200).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const target = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const origin = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  const target = `${origin}/hook`;
+  const redis = new Redis(bullConnection(config.redisUrl));
 
   const { app, url, company } = await startBenchApi(config);
   await app
@@ -95,14 +149,17 @@ async function main() {
   for (let i = 0; i < N; i += 64)
     await Promise.all(Array.from({ length: Math.min(64, N - i) }, (_, j) => create(i + j)));
   const worker = startProcess('worker', env);
-  const drainStart = performance.now();
-  let firstReceipt = 0;
-  while (receipts.size < N) {
-    if (!firstReceipt && receipts.size) firstReceipt = performance.now();
-    await sleep(20);
-  }
-  const drainSeconds = (performance.now() - (firstReceipt || drainStart)) / 1000;
-  const deliveriesPerSecond = N / drainSeconds;
+  // Measured from the first receipt, so the worker's boot is not counted.
+  while (!receipts.size) await sleep(5);
+  const first: { at: number; count: number; cpu: CpuReading } = {
+    at: performance.now(),
+    count: receipts.size,
+    cpu: await readCpu(redis, [worker.pid!]),
+  };
+  while (receipts.size < N) await sleep(5);
+  const delivered = N - first.count;
+  const deliveriesPerSecond = delivered / ((performance.now() - first.at) / 1000);
+  const deliveryCpu = cpuPerItem(first.cpu, await readCpu(redis, [worker.pid!]), delivered, 'receiver');
 
   // 2. Latency: commit → receipt at a steady RATE events/s.
   receipts.clear();
@@ -147,13 +204,24 @@ async function main() {
   latencies.sort((a, b) => a - b);
 
   await stopProcess(worker);
-  const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop`, N);
+  const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop`, N, redis);
+  const [sample]: { body: string }[] = await app
+    .get(DataSource)
+    .query(`SELECT payload::text AS body FROM webhook_events LIMIT 1`);
+  const floor = await bullmqHttpFloor(config.redisUrl, `${config.queuePrefix}-floor`, N, redis, sample.body, {
+    target: `${origin}/floor`,
+    received: () => floorReceipts,
+  });
 
   const result = {
     events: N,
     deliveries_per_second: Math.round(deliveriesPerSecond),
-    raw_bullmq_noop_jobs_per_second: Math.round(noop),
-    ratio_to_noop: Number((deliveriesPerSecond / noop).toFixed(3)),
+    raw_bullmq_noop_jobs_per_second: Math.round(noop.perSecond),
+    ratio_to_noop: Number((deliveriesPerSecond / noop.perSecond).toFixed(3)),
+    // What one BullMQ job plus one plain HTTP POST per delivery allows here, before signing or PostgreSQL.
+    floor_bullmq_plus_http_per_second: Math.round(floor.perSecond),
+    floor_ratio_to_noop: Number((floor.perSecond / noop.perSecond).toFixed(3)),
+    cpu_us_per_item: { delivery: deliveryCpu, floor: floor.cpu, noop: noop.cpu },
     latency_at_rate: {
       events_per_second: RATE,
       events: total,
@@ -170,6 +238,7 @@ async function main() {
   writeFileSync(join(dir, 'webhooks-latest.json'), JSON.stringify(result, null, 2));
 
   await client.close();
+  redis.disconnect();
   await app.close();
   receiver.close();
   await cleanup(config);

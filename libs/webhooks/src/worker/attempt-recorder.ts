@@ -39,7 +39,9 @@ WITH batch AS (
 ), deliveries AS (
   UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
     next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond'
-  FROM batch b WHERE d.uuid = b.webhook_delivery_uuid
+  FROM batch b
+  -- = ANY($5) makes these index lookups: the cached plan cannot know the batch size and would scan the table.
+  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid
 ), health AS (
   SELECT h.uuid, h.change FROM unnest($2::uuid[], $3::text[]) AS h(uuid, change)
 ), locked AS (
@@ -111,6 +113,7 @@ export async function recordAttempts(
       [...health.keys()],
       [...health.values()],
       config.webhooks.autoDisableAfterDays,
+      records.map((r) => r.delivery.uuid),
     ]),
   );
 }

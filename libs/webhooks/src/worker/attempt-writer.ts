@@ -6,7 +6,7 @@ import { AttemptRecord, recordAttempts } from './attempt-recorder';
 
 const MAX_BATCH = 500;
 /** Batches committing at once: a job waits for at most one commit in progress, not a queue of them. */
-const MAX_IN_FLIGHT = 4;
+const MAX_IN_FLIGHT = 2;
 const TRANSIENT = new Set(['40001', '40P01']);
 /** SQLSTATE classes that blame the data (22 data exception, 23 integrity violation), not the database. */
 const REFUSED_DATA = /^2[23]/;

@@ -1,0 +1,77 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { Redis } from 'ioredis';
+
+const TICKS_PER_SECOND = 100;
+
+export interface CpuReading {
+  redis: number;
+  self: number;
+  /** CPU seconds of the worker process(es) and of every PostgreSQL process, by pid. */
+  pids: Map<number, { part: string; seconds: number }>;
+}
+
+function procSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+function postgresPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return []; // not Linux: PostgreSQL is left out of the breakdown
+  }
+}
+
+/** CPU used so far by each part of the pipeline: Linux /proc for processes here, INFO for Redis. */
+export async function readCpu(redis: Redis, workerPids: number[]): Promise<CpuReading> {
+  const info = await redis.info('cpu');
+  const pids = new Map<number, { part: string; seconds: number }>();
+  const add = (pid: number, part: string) => {
+    const seconds = procSeconds(pid);
+    if (seconds !== undefined) pids.set(pid, { part, seconds });
+  };
+  workerPids.forEach((pid) => add(pid, 'worker'));
+  postgresPids().forEach((pid) => add(pid, 'postgresql'));
+  const self = process.cpuUsage();
+  return {
+    redis: ['used_cpu_user', 'used_cpu_sys']
+      .map((key) => Number(new RegExp(`${key}:([\\d.]+)`).exec(info)?.[1] ?? 0))
+      .reduce((a, b) => a + b, 0),
+    self: (self.user + self.system) / 1e6,
+    pids,
+  };
+}
+
+/**
+ * Microseconds of CPU per item between two readings, by part. `self` is this benchmark process (the
+ * receiver, and the api while idle). A process that exited in between is left out; one that started counts
+ * whole.
+ */
+export function cpuPerItem(before: CpuReading, after: CpuReading, items: number, selfName: string) {
+  const seconds: Record<string, number> = {
+    [selfName]: after.self - before.self,
+    redis: after.redis - before.redis,
+  };
+  for (const [pid, { part, seconds: now }] of after.pids) {
+    seconds[part] = (seconds[part] ?? 0) + now - (before.pids.get(pid)?.seconds ?? 0);
+  }
+  const us = Object.fromEntries(
+    Object.entries(seconds).map(([part, s]) => [part, Math.round((s * 1e6) / items)]),
+  );
+  return { ...us, total: Object.values(us).reduce((a, b) => a + b, 0) };
+}
