@@ -492,6 +492,47 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
   });
 
   describe('drivers', () => {
+    it('deleting a driver unlinks its orders as order.updated events; a driver on an active order cannot be deleted', async () => {
+      const co = await company();
+      const call = as(co);
+      const { driver, vehicle, order } = await fleet(co);
+      await call('PUT', `${O}/${order.uuid}`, { order: { status: 'dispatched' } });
+      const before = (await outbox(co)).length;
+
+      const refused = await call('DELETE', `${D}/${driver.uuid}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.errors[0]).toMatchObject({
+        status: '409',
+        detail: expect.stringContaining(order.uuid),
+      });
+      expect((await call('GET', `${D}/${driver.uuid}`)).status).toBe(200);
+      expect((await call('GET', `${O}/${order.uuid}`)).body.order.driver_uuid).toBe(driver.uuid);
+      expect((await outbox(co)).length).toBe(before);
+
+      await call('POST', `${O}/${order.uuid}/status`, { status: 'canceled' });
+      const afterCancel = (await outbox(co)).length;
+      expect((await call('DELETE', `${D}/${driver.uuid}`)).status).toBe(200);
+      const events = (await outbox(co)).slice(afterCancel);
+      expect(events.map((e) => e.name)).toEqual(['order.updated', 'driver.deleted']);
+      expect(events[0].payload.data).toMatchObject({ id: order.uuid, driver_uuid: null, driver: null });
+      expect(events[0].payload.data.additionalData.changes).toEqual({ driver_uuid: [driver.uuid, null] });
+
+      // The same holds for every ON DELETE SET NULL reference: a vehicle's drivers, a location's orders.
+      const { driver: other, vehicle: van, pickup } = await fleet(co);
+      const mark = (await outbox(co)).length;
+      await call('DELETE', `${V}/${van.uuid}`);
+      await call('DELETE', `${L}/${pickup.uuid}`);
+      const unlinked = (await outbox(co)).slice(mark);
+      expect(unlinked.map((e) => [e.name, e.payload.data.additionalData?.changes])).toEqual([
+        ['driver.updated', { vehicle_uuid: [van.uuid, null] }],
+        ['vehicle.deleted', undefined],
+        ['order.updated', { pickup_location_uuid: [pickup.uuid, null] }],
+        ['location.deleted', undefined],
+      ]);
+      expect(unlinked[0].payload.data.id).toBe(other.uuid);
+      expect(vehicle.uuid).not.toBe(van.uuid);
+    });
+
     it('a status change emits driver.status_changed with previous_status', async () => {
       const co = await company();
       const call = as(co);

@@ -26,6 +26,8 @@ export interface ReferenceInfo {
   resource: string;
   /** Whether the target table is tenant-scoped (has company_uuid). */
   scoped: boolean;
+  /** What the foreign key does when the target is deleted. */
+  onDelete: 'SET NULL' | 'CASCADE' | 'RESTRICT' | 'NO ACTION' | 'DEFAULT';
 }
 
 /** Everything the generic resource layer knows about one resource, computed once at start-up. */

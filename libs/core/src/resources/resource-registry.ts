@@ -101,6 +101,7 @@ export class ResourceRegistry {
         table: target.tableName,
         resource: resourceModel(target.target)?.name ?? target.tableName,
         scoped: target.columns.some((column) => column.propertyName === 'company_uuid'),
+        onDelete: relation.onDelete ?? 'NO ACTION',
       };
     });
     const name = model.name;

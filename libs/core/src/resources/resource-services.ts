@@ -6,13 +6,14 @@ import { WRITE_LISTENERS, WriteListener } from './resource-change';
 import { ResourceDefinition } from './resource-definition';
 import { ResourceHooks } from './resource-hooks';
 import { ResourceRegistry } from './resource-registry';
-import { ResourceService } from './resource.service';
+import { Referrer, ResourceService } from './resource.service';
 
 /** Hands out the (one, cached) ResourceService of each resource by its singular name. */
 @Injectable()
 export class ResourceServices {
   private readonly services = new Map<string, ResourceService>();
   private readonly hooks = new Map<ResourceDefinition, ResourceHooks | undefined>();
+  private readonly referrers = new Map<ResourceDefinition, Referrer[]>();
 
   constructor(
     readonly registry: ResourceRegistry,
@@ -24,12 +25,32 @@ export class ResourceServices {
   for(name: string): ResourceService {
     let service = this.services.get(name);
     if (!service) {
-      service = new ResourceService(this.registry.get(name), this.dataSource, this.listeners ?? [], (def) =>
-        this.hooksOf(def),
+      service = new ResourceService(
+        this.registry.get(name),
+        this.dataSource,
+        this.listeners ?? [],
+        (def) => this.hooksOf(def),
+        (def) => this.referrersOf(def),
       );
       this.services.set(name, service);
     }
     return service;
+  }
+
+  /** Every resource with a column that points at `def`'s records and is set to NULL when one is deleted. */
+  private referrersOf(def: ResourceDefinition): Referrer[] {
+    let referrers = this.referrers.get(def);
+    if (!referrers) {
+      referrers = this.registry
+        .all()
+        .flatMap((other) =>
+          other.references
+            .filter((reference) => reference.table === def.table && reference.onDelete === 'SET NULL')
+            .map((reference) => ({ service: this.for(other.name), column: reference.column })),
+        );
+      this.referrers.set(def, referrers);
+    }
+    return referrers;
   }
 
   /** The provider instance of a resource's `hooks` (registered by its extension), resolved once. */

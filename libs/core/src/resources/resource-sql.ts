@@ -67,9 +67,16 @@ export const scopedSql = {
     return rows.length > 0;
   },
 
-  async whereIn(sql: Sql, def: ResourceDefinition, company: string, column: string, values: unknown[]) {
+  async whereIn(
+    sql: Sql,
+    def: ResourceDefinition,
+    company: string,
+    column: string,
+    values: unknown[],
+    lock = false,
+  ) {
     return sql.rows(
-      `SELECT * FROM ${ident(def.table)} WHERE ${ident(column)} = ANY($1) AND "company_uuid" = $2 ORDER BY "created_at", "id"`,
+      `SELECT * FROM ${ident(def.table)} WHERE ${ident(column)} = ANY($1) AND "company_uuid" = $2 ORDER BY "created_at", "id"${lock ? ' FOR UPDATE' : ''}`,
       [values, company],
       true,
     );

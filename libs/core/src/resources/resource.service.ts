@@ -39,6 +39,12 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+/** A resource whose `column` refers to another resource's records, and is set to NULL when they are deleted. */
+export interface Referrer {
+  service: ResourceService;
+  column: string;
+}
+
 /** Generic CRUD for one resource: list grammar, embedded relationships, nested writes, tenant scoping. */
 export class ResourceService {
   constructor(
@@ -47,6 +53,8 @@ export class ResourceService {
     private readonly listeners: WriteListener[],
     /** The hooks of a resource (this one, or one written through an embedded relationship). */
     private readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined = () => undefined,
+    /** The resources whose column points at a resource with ON DELETE SET NULL (ResourceServices knows them all). */
+    private readonly referrersOf: (def: ResourceDefinition) => Referrer[] = () => [],
   ) {}
 
   private readonly reader: Sql = sqlOfPool(poolOf(this.dataSource));
@@ -146,6 +154,21 @@ export class ResourceService {
     return row ? this.serializeOne(tx.sql, tx.companyUuid, row) : undefined;
   }
 
+  /** The caller's records whose `column` equals `value`, as stored, locked until the transaction ends. */
+  async findAllIn(tx: WriteTransaction, column: string, value: unknown): Promise<Row[]> {
+    return scopedSql.whereIn(tx.sql, this.def, tx.companyUuid, column, [value], true);
+  }
+
+  /**
+   * Clears `column` on the caller's records that point at `uuid`, each as an update (hooks run, `.updated`
+   * is emitted with the change), so the foreign key's ON DELETE SET NULL never changes a record silently.
+   */
+  async unlinkIn(tx: WriteTransaction, column: string, uuid: string): Promise<void> {
+    for (const row of await this.findAllIn(tx, column, uuid)) {
+      await this.updateIn(tx, row, { values: { [column]: null }, toOne: new Map(), toMany: new Map() });
+    }
+  }
+
   /**
    * Sets columns of the caller's record with one `UPDATE … RETURNING`: no read before, no hooks, no diff
    * and no `.updated` event — for hot paths that emit their own event (e.g. a driver's location).
@@ -217,6 +240,7 @@ export class ResourceService {
 
   private async deleteIn(tx: WriteTransaction, def: ResourceDefinition, row: Row): Promise<Record_> {
     await this.hooksOf(def)?.beforeDelete?.(tx, row);
+    for (const { service, column } of this.referrersOf(def)) await service.unlinkIn(tx, column, row.uuid);
     const [record] = await this.serialize(tx.sql, def, tx.companyUuid, [row]);
     await scopedSql.delete(tx.sql, def, tx.companyUuid, row.uuid);
     for (const embed of def.embeds.filter((e) => e.kind === 'many')) {
