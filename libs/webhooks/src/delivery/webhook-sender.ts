@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { decryptSecret, sign } from '../endpoints/secrets';
 import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatcher';
-import { urlRefusal } from './target-policy';
+import { Refusal, urlRefusal } from './target-policy';
 
 export const MAX_LOGGED_BODY = 64 * 1024;
 const USER_AGENT = 'Wharf-Webhooks/1.0';
@@ -32,6 +32,15 @@ export interface Attempt {
   retryAfterMs?: number;
   /** Not worth retrying: blocked target or 410 Gone. */
   permanent: boolean;
+}
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return flat;
 }
 
 /** The attempt ran past WEBHOOKS_TIMEOUT_MS while its answer was still arriving. */
@@ -110,6 +119,12 @@ function readCapped(body: Readable, deadline: number): Promise<string> {
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   private readonly dispatcher: Agent;
+  private readonly policy = {
+    httpsOnly: this.config.nodeEnv === 'production',
+    allowPrivate: this.config.webhooks.allowPrivateTargets,
+  };
+  /** urlRefusal by URL: the policy is fixed for the process and a worker sends to few URLs, many times. */
+  private readonly refusals = new Map<string, Refusal>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.dispatcher = createGuardedDispatcher({
@@ -148,11 +163,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const logged = { ...headers, 'webhook-signature': '[redacted]' };
     const started = performance.now();
     const base = { url, request_headers: logged, request_body: body, sent_at: sentAt };
-    const policy = {
-      httpsOnly: this.config.nodeEnv === 'production',
-      allowPrivate: this.config.webhooks.allowPrivateTargets,
-    };
-    const refusal = urlRefusal(url, policy);
+    const refusal = this.refusal(url);
     if (refusal) {
       return {
         ...base,
@@ -185,9 +196,7 @@ export class WebhookSender implements OnApplicationShutdown {
       return {
         ...base,
         response_status: status,
-        response_headers: Object.fromEntries(
-          Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
-        ),
+        response_headers: flatHeaders(response.headers),
         response_body: responseBody,
         duration_ms: Math.round(duration),
         error: duration > timeoutMs ? 'timeout' : null,
@@ -209,6 +218,14 @@ export class WebhookSender implements OnApplicationShutdown {
         permanent: error instanceof BlockedTargetError,
       };
     }
+  }
+
+  private refusal(url: string): Refusal {
+    if (this.refusals.has(url)) return this.refusals.get(url);
+    const refusal = urlRefusal(url, this.policy);
+    if (this.refusals.size >= 10_000) this.refusals.clear();
+    this.refusals.set(url, refusal);
+    return refusal;
   }
 
   async onApplicationShutdown(): Promise<void> {
