@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { decryptSecret, sign } from '../endpoints/secrets';
 import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatcher';
 import { Refusal, urlRefusal } from './target-policy';
@@ -42,6 +42,27 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
   }
   return flat;
 }
+
+/** A URL as dispatched: why the policy refuses it, or where to send. */
+interface Target {
+  refusal: Refusal;
+  origin: string;
+  path: string;
+}
+
+/** What came back (or why nothing did). */
+interface Answer {
+  status: number | null;
+  headers: Record<string, string> | null;
+  body: string | null;
+  durationMs: number;
+  error: string | null;
+  ok: boolean;
+  retryAfterMs?: number;
+  permanent: boolean;
+}
+
+const NO_ANSWER = { status: null, headers: null, body: null, ok: false, retryAfterMs: undefined };
 
 /** The attempt ran past WEBHOOKS_TIMEOUT_MS while its answer was still arriving. */
 class DeadlineError extends Error {
@@ -123,8 +144,8 @@ export class WebhookSender implements OnApplicationShutdown {
     httpsOnly: this.config.nodeEnv === 'production',
     allowPrivate: this.config.webhooks.allowPrivateTargets,
   };
-  /** urlRefusal by URL: the policy is fixed for the process and a worker sends to few URLs, many times. */
-  private readonly refusals = new Map<string, Refusal>();
+  /** Parsed and checked once per URL: the policy is fixed for the process, and a worker sends to few URLs. */
+  private readonly targets = new Map<string, Target>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.dispatcher = createGuardedDispatcher({
@@ -162,70 +183,72 @@ export class WebhookSender implements OnApplicationShutdown {
     };
     const logged = { ...headers, 'webhook-signature': '[redacted]' };
     const started = performance.now();
-    const base = { url, request_headers: logged, request_body: body, sent_at: sentAt };
-    const refusal = this.refusal(url);
-    if (refusal) {
-      return {
-        ...base,
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        duration_ms: 0,
-        error: `blocked: ${refusal}`,
-        status: 'failed',
-        permanent: true,
-      };
+    const attempt = (answer: Answer): Attempt => ({
+      url,
+      request_headers: logged,
+      request_body: body,
+      sent_at: sentAt,
+      response_status: answer.status,
+      response_headers: answer.headers,
+      response_body: answer.body,
+      duration_ms: Math.round(answer.durationMs),
+      error: answer.error,
+      status: answer.ok ? 'successful' : 'failed',
+      retryAfterMs: answer.retryAfterMs,
+      permanent: answer.permanent,
+    });
+    const target = this.target(url);
+    if (target.refusal) {
+      return attempt({ ...NO_ANSWER, durationMs: 0, error: `blocked: ${target.refusal}`, permanent: true });
     }
     // The limit without an AbortSignal, which costs undici about as much CPU as the rest of the request:
     // the connector and headersTimeout bound the wait for an answer, readCapped the time to read it, and an
     // answer complete only after the limit is a timeout whatever its status.
     const timeoutMs = this.config.webhooks.timeoutMs;
     try {
-      const response = await request(url, {
+      const response = await this.dispatcher.request({
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         headers,
         body,
-        dispatcher: this.dispatcher,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
       const responseBody = await readCapped(response.body, started + timeoutMs);
       const status = response.statusCode;
-      const duration = performance.now() - started;
-      const ok = status >= 200 && status < 300 && duration <= timeoutMs;
-      return {
-        ...base,
-        response_status: status,
-        response_headers: flatHeaders(response.headers),
-        response_body: responseBody,
-        duration_ms: Math.round(duration),
-        error: duration > timeoutMs ? 'timeout' : null,
-        status: ok ? 'successful' : 'failed',
+      const durationMs = performance.now() - started;
+      return attempt({
+        status,
+        headers: flatHeaders(response.headers),
+        body: responseBody,
+        durationMs,
+        error: durationMs > timeoutMs ? 'timeout' : null,
+        ok: status >= 200 && status < 300 && durationMs <= timeoutMs,
         retryAfterMs:
           status === 429 || status === 503 ? retryAfter(response.headers['retry-after']) : undefined,
         permanent: status === 410,
-      };
+      });
     } catch (error) {
-      const reason = describe(error);
-      return {
-        ...base,
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        duration_ms: Math.round(performance.now() - started),
-        error: reason,
-        status: 'failed',
+      return attempt({
+        ...NO_ANSWER,
+        durationMs: performance.now() - started,
+        error: describe(error),
         permanent: error instanceof BlockedTargetError,
-      };
+      });
     }
   }
 
-  private refusal(url: string): Refusal {
-    if (this.refusals.has(url)) return this.refusals.get(url);
-    const refusal = urlRefusal(url, this.policy);
-    if (this.refusals.size >= 10_000) this.refusals.clear();
-    this.refusals.set(url, refusal);
-    return refusal;
+  private target(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      const refusal = urlRefusal(url, this.policy);
+      const parsed = refusal ? undefined : new URL(url);
+      target = { refusal, origin: parsed?.origin ?? '', path: parsed ? parsed.pathname + parsed.search : '' };
+      if (this.targets.size >= 10_000) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
   }
 
   async onApplicationShutdown(): Promise<void> {
