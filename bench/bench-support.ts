@@ -50,15 +50,23 @@ export async function startBenchApi(config: AppConfig) {
   return { app, url, company };
 }
 
+const children = new Set<ChildProcess>();
+// A benchmark that fails half-way must not leave its api or worker running.
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+/** Forks a script with extra env; it is killed if the benchmark exits first. */
+export function forkScript(script: string, env: Record<string, string>): ChildProcess {
+  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: 'inherit' });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 export function startProcess(app: 'api' | 'worker', env: Record<string, string>): ChildProcess {
-  return fork(
-    // BENCH_API_SCRIPT / BENCH_WORKER_SCRIPT swap in a wrapper (e.g. one that writes a CPU profile).
+  // BENCH_API_SCRIPT / BENCH_WORKER_SCRIPT swap in a wrapper (e.g. one that writes a CPU profile).
+  return forkScript(
     process.env[`BENCH_${app.toUpperCase()}_SCRIPT`] ?? join(DIST_APPS, app, 'src', 'main.js'),
-    [],
-    {
-      env: { ...process.env, ...env },
-      stdio: 'inherit',
-    },
+    env,
   );
 }
 

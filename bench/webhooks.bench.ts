@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { fork } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { Agent, request } from 'undici';
 import {
   benchConfig,
   cleanup,
+  forkScript,
   percentile,
   prepare,
   sleep,
@@ -19,12 +20,21 @@ import {
   startProcess,
   stopProcess,
 } from './bench-support';
-import { CpuReading, cpuPerItem, readCpu } from './process-cpu';
+import { cpuPerItem, readCpu } from './process-cpu';
 
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+interface Measured {
+  perSecond: number;
+  /** Microseconds of CPU per item, by process. */
+  cpu: Record<string, number>;
+}
+
+const round3 = (value: number) => Number(value.toFixed(3));
 
 async function addJobs(queue: Queue, jobs: number, data: (i: number) => object) {
   for (let i = 0; i < jobs; i += 1000) {
@@ -78,15 +88,11 @@ async function bullmqHttpFloor(
   const queue = new Queue('floor', { connection: bullConnection(redisUrl), prefix });
   await addJobs(queue, jobs, (i) => ({ id: `msg_floor_${i}`, body }));
   const start = receiver.received();
-  const child = fork(join(__dirname, 'floor.worker.js'), [], {
-    env: {
-      ...process.env,
-      FLOOR_REDIS_URL: redisUrl,
-      FLOOR_PREFIX: prefix,
-      FLOOR_TARGET: receiver.target,
-      FLOOR_CONCURRENCY: String(CONCURRENCY),
-    },
-    stdio: 'inherit',
+  const child = forkScript(join(__dirname, 'floor.worker.js'), {
+    FLOOR_REDIS_URL: redisUrl,
+    FLOOR_PREFIX: prefix,
+    FLOOR_TARGET: receiver.target,
+    FLOOR_CONCURRENCY: String(CONCURRENCY),
   });
   while (receiver.received() === start) await sleep(5);
   const first = {
@@ -145,21 +151,48 @@ async function main() {
     if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${text}`);
   };
 
-  // 1. Throughput: a backlog of N committed events, drained by one worker process.
-  for (let i = 0; i < N; i += 64)
-    await Promise.all(Array.from({ length: Math.min(64, N - i) }, (_, j) => create(i + j)));
-  const worker = startProcess('worker', env);
-  // Measured from the first receipt, so the worker's boot is not counted.
-  while (!receipts.size) await sleep(5);
-  const first: { at: number; count: number; cpu: CpuReading } = {
-    at: performance.now(),
-    count: receipts.size,
-    cpu: await readCpu(redis, [worker.pid!]),
-  };
-  while (receipts.size < N) await sleep(5);
-  const delivered = N - first.count;
-  const deliveriesPerSecond = delivered / ((performance.now() - first.at) / 1000);
-  const deliveryCpu = cpuPerItem(first.cpu, await readCpu(redis, [worker.pid!]), delivered, 'receiver');
+  // 1. Throughput, in ROUNDS: a backlog of N committed events drained by one worker process, then, right
+  // after on the same machine state, the two references. Ratios are per round; the medians are reported.
+  let sample: string | undefined;
+  const rounds: { drain: Measured; noop: Measured; floor: Measured }[] = [];
+  let worker: ChildProcess | undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < N; i += 64)
+      await Promise.all(Array.from({ length: Math.min(64, N - i) }, (_, j) => create(round * N + i + j)));
+    receipts.clear();
+    const drainer = (worker = startProcess('worker', env));
+    // Measured from the first receipt, so the worker's boot is not counted.
+    while (!receipts.size) await sleep(5);
+    const first = { at: performance.now(), count: receipts.size, cpu: await readCpu(redis, [drainer.pid!]) };
+    while (receipts.size < N) await sleep(5);
+    const delivered = N - first.count;
+    const drain = {
+      perSecond: delivered / ((performance.now() - first.at) / 1000),
+      cpu: cpuPerItem(first.cpu, await readCpu(redis, [drainer.pid!]), delivered, 'receiver'),
+    };
+    // The last round's worker stays up (idle during the references) for the latency run, warmed up.
+    if (round < ROUNDS - 1) await stopProcess(drainer);
+    // The floor posts a real envelope.
+    if (sample === undefined) {
+      const rows: { body: string }[] = await app
+        .get(DataSource)
+        .query(`SELECT payload::text AS body FROM webhook_events LIMIT 1`);
+      sample = rows[0].body;
+    }
+    const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop${round}`, N, redis);
+    const floor = await bullmqHttpFloor(
+      config.redisUrl,
+      `${config.queuePrefix}-floor${round}`,
+      N,
+      redis,
+      sample,
+      {
+        target: `${origin}/floor`,
+        received: () => floorReceipts,
+      },
+    );
+    rounds.push({ drain, noop, floor });
+  }
 
   // 2. Latency: commit → receipt at a steady RATE events/s.
   receipts.clear();
@@ -203,25 +236,32 @@ async function main() {
   }
   latencies.sort((a, b) => a - b);
 
-  await stopProcess(worker);
-  const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop`, N, redis);
-  const [sample]: { body: string }[] = await app
-    .get(DataSource)
-    .query(`SELECT payload::text AS body FROM webhook_events LIMIT 1`);
-  const floor = await bullmqHttpFloor(config.redisUrl, `${config.queuePrefix}-floor`, N, redis, sample.body, {
-    target: `${origin}/floor`,
-    received: () => floorReceipts,
-  });
+  if (worker) await stopProcess(worker);
 
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+  const medianCpu = (pick: (r: (typeof rounds)[number]) => Record<string, number>) =>
+    Object.fromEntries(
+      Object.keys(pick(rounds[0])).map((part) => [part, median(rounds.map((r) => pick(r)[part]))]),
+    );
   const result = {
     events: N,
-    deliveries_per_second: Math.round(deliveriesPerSecond),
-    raw_bullmq_noop_jobs_per_second: Math.round(noop.perSecond),
-    ratio_to_noop: Number((deliveriesPerSecond / noop.perSecond).toFixed(3)),
+    rounds: ROUNDS,
+    deliveries_per_second: Math.round(median(rounds.map((r) => r.drain.perSecond))),
+    raw_bullmq_noop_jobs_per_second: Math.round(median(rounds.map((r) => r.noop.perSecond))),
+    ratio_to_noop: round3(median(rounds.map((r) => r.drain.perSecond / r.noop.perSecond))),
     // What one BullMQ job plus one plain HTTP POST per delivery allows here, before signing or PostgreSQL.
-    floor_bullmq_plus_http_per_second: Math.round(floor.perSecond),
-    floor_ratio_to_noop: Number((floor.perSecond / noop.perSecond).toFixed(3)),
-    cpu_us_per_item: { delivery: deliveryCpu, floor: floor.cpu, noop: noop.cpu },
+    floor_bullmq_plus_http_per_second: Math.round(median(rounds.map((r) => r.floor.perSecond))),
+    floor_ratio_to_noop: round3(median(rounds.map((r) => r.floor.perSecond / r.noop.perSecond))),
+    per_round: rounds.map((r) => ({
+      deliveries_per_second: Math.round(r.drain.perSecond),
+      noop_per_second: Math.round(r.noop.perSecond),
+      floor_per_second: Math.round(r.floor.perSecond),
+    })),
+    cpu_us_per_item: {
+      delivery: medianCpu((r) => r.drain.cpu),
+      floor: medianCpu((r) => r.floor.cpu),
+      noop: medianCpu((r) => r.noop.cpu),
+    },
     latency_at_rate: {
       events_per_second: RATE,
       events: total,
