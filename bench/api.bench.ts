@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { AccountsService, dataSourceOptions } from '@wharf/core';
 import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
-import { benchConfig, cleanup, prepare, sleep, startProcess, stopProcess } from './bench-support';
+import { benchConfig, sleep, startProcess, stopProcess, withBenchDatabase } from './bench-support';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -146,92 +146,92 @@ async function waitFor(url: string) {
 
 async function main() {
   const { config, env } = benchConfig();
-  await prepare(config);
-  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
-  await dataSource.initialize();
-  const { company, api_key } = await new AccountsService(dataSource).createCompany('Bench');
-  const uuids = await seed(dataSource, company.uuid);
+  await withBenchDatabase(config, async () => {
+    const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
+    await dataSource.initialize();
+    const { company, api_key } = await new AccountsService(dataSource).createCompany('Bench');
+    const uuids = await seed(dataSource, company.uuid);
 
-  const api = startProcess('api', { ...env, PORT: String(API_PORT) });
-  const baseline = fork(join(__dirname, 'baseline', 'server.js'), [], {
-    env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: String(BASELINE_PORT) },
-    stdio: 'inherit',
-  });
-  await waitFor(`http://127.0.0.1:${API_PORT}/health`);
-  await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`);
-  const targets = { api: `http://127.0.0.1:${API_PORT}`, baseline: `http://127.0.0.1:${BASELINE_PORT}` };
-  const plan = routes(api_key, uuids);
-  const results: Record<string, { api: Measure[]; baseline: Measure[] }> = {};
+    const api = startProcess('api', { ...env, PORT: String(API_PORT) });
+    const baseline = fork(join(__dirname, 'baseline', 'server.js'), [], {
+      env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: String(BASELINE_PORT) },
+      stdio: 'inherit',
+    });
+    await waitFor(`http://127.0.0.1:${API_PORT}/health`);
+    await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`);
+    const targets = { api: `http://127.0.0.1:${API_PORT}`, baseline: `http://127.0.0.1:${BASELINE_PORT}` };
+    const plan = routes(api_key, uuids);
+    const results: Record<string, { api: Measure[]; baseline: Measure[] }> = {};
 
-  for (const [name, options] of Object.entries(plan)) {
-    results[name] = { api: [], baseline: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which side goes first so drift (caches, autovacuum) hits both alike.
-      const order = round % 2 === 0 ? (['api', 'baseline'] as const) : (['baseline', 'api'] as const);
-      for (const side of order) results[name][side].push(await measure(targets[side], options));
+    for (const [name, options] of Object.entries(plan)) {
+      results[name] = { api: [], baseline: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate which side goes first so drift (caches, autovacuum) hits both alike.
+        const order = round % 2 === 0 ? (['api', 'baseline'] as const) : (['baseline', 'api'] as const);
+        for (const side of order) results[name][side].push(await measure(targets[side], options));
+      }
     }
-  }
 
-  // Outbox on: three enabled endpoints subscribed to every event of the company.
-  for (let i = 0; i < 3; i++) {
-    await dataSource.query(
-      `INSERT INTO webhook_endpoints (company_uuid, url, events, secret) VALUES ($1, $2, '["*"]', $3)`,
-      [company.uuid, `https://hooks${i}.example.com/wharf`, encryptSecret(generateSecret(), config.appKey)],
-    );
-  }
-  const withEndpoints: Measure[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    withEndpoints.push(await measure(targets.api, plan.POST));
-  }
+    // Outbox on: three enabled endpoints subscribed to every event of the company.
+    for (let i = 0; i < 3; i++) {
+      await dataSource.query(
+        `INSERT INTO webhook_endpoints (company_uuid, url, events, secret) VALUES ($1, $2, '["*"]', $3)`,
+        [company.uuid, `https://hooks${i}.example.com/wharf`, encryptSecret(generateSecret(), config.appKey)],
+      );
+    }
+    const withEndpoints: Measure[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      withEndpoints.push(await measure(targets.api, plan.POST));
+    }
 
-  const table = Object.entries(results).map(([route, r]) => {
-    const a = summarise(r.api);
-    const b = summarise(r.baseline);
-    return { route, api: a, baseline: b, ratio: Number((a.rps / b.rps).toFixed(3)) };
-  });
-  const postWith = summarise(withEndpoints);
-  const postWithout = table.find((row) => row.route === 'POST')!.api;
-  const result = {
-    settings: {
-      connections: CONNECTIONS,
-      duration_s: DURATION,
-      warmup_s: WARMUP,
-      rounds: ROUNDS,
-      warehouses: WAREHOUSES,
-    },
-    routes: table,
-    post_with_3_endpoints: {
-      ...postWith,
-      ratio_to_post_without: Number((postWith.rps / postWithout.rps).toFixed(3)),
-    },
-    api_peak_rss_mb: peakRssMb(api.pid!),
-    targets: {
-      'GET one': 0.75,
-      'GET list': 0.65,
-      POST: 0.6,
-      PUT: 0.6,
-      post_with_3_endpoints: 0.85,
-      api_peak_rss_mb: 250,
-    },
-  };
-  process.stdout.write('route      api req/s  baseline req/s  ratio  api p50/p99 ms\n');
-  for (const row of table) {
+    const table = Object.entries(results).map(([route, r]) => {
+      const a = summarise(r.api);
+      const b = summarise(r.baseline);
+      return { route, api: a, baseline: b, ratio: Number((a.rps / b.rps).toFixed(3)) };
+    });
+    const postWith = summarise(withEndpoints);
+    const postWithout = table.find((row) => row.route === 'POST')!.api;
+    const result = {
+      settings: {
+        connections: CONNECTIONS,
+        duration_s: DURATION,
+        warmup_s: WARMUP,
+        rounds: ROUNDS,
+        warehouses: WAREHOUSES,
+      },
+      routes: table,
+      post_with_3_endpoints: {
+        ...postWith,
+        ratio_to_post_without: Number((postWith.rps / postWithout.rps).toFixed(3)),
+      },
+      api_peak_rss_mb: peakRssMb(api.pid!),
+      targets: {
+        'GET one': 0.75,
+        'GET list': 0.65,
+        POST: 0.6,
+        PUT: 0.6,
+        post_with_3_endpoints: 0.85,
+        api_peak_rss_mb: 250,
+      },
+    };
+    process.stdout.write('route      api req/s  baseline req/s  ratio  api p50/p99 ms\n');
+    for (const row of table) {
+      process.stdout.write(
+        `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.baseline.rps).padStart(14)}  ${row.ratio.toFixed(2).padStart(5)}  ${row.api.p50_ms}/${row.api.p99_ms}\n`,
+      );
+    }
     process.stdout.write(
-      `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.baseline.rps).padStart(14)}  ${row.ratio.toFixed(2).padStart(5)}  ${row.api.p50_ms}/${row.api.p99_ms}\n`,
+      `POST with 3 endpoints: ${postWith.rps} req/s (${result.post_with_3_endpoints.ratio_to_post_without} of POST without)\n`,
     );
-  }
-  process.stdout.write(
-    `POST with 3 endpoints: ${postWith.rps} req/s (${result.post_with_3_endpoints.ratio_to_post_without} of POST without)\n`,
-  );
-  process.stdout.write(`api peak RSS: ${result.api_peak_rss_mb} MB\n`);
-  const dir = join(__dirname, '..', '..', 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2));
+    process.stdout.write(`api peak RSS: ${result.api_peak_rss_mb} MB\n`);
+    const dir = join(__dirname, '..', '..', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2));
 
-  await stopProcess(api);
-  await stopProcess(baseline);
-  await dataSource.destroy();
-  await cleanup(config);
+    await stopProcess(api);
+    await stopProcess(baseline);
+    await dataSource.destroy();
+  });
 }
 
 main().catch((error) => {

@@ -78,6 +78,16 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Creates and migrates the bench database, runs `bench`, then drops the database and queue keys, even on failure. */
+export async function withBenchDatabase(config: AppConfig, bench: () => Promise<void>): Promise<void> {
+  await prepare(config);
+  try {
+    await bench();
+  } finally {
+    await cleanup(config);
+  }
+}
+
 export async function cleanup(config: AppConfig) {
   await dropDatabase(config.databaseUrl);
   await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);

@@ -11,14 +11,13 @@ import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import {
   benchConfig,
-  cleanup,
   forkScript,
   percentile,
-  prepare,
   sleep,
   startBenchApi,
   startProcess,
   stopProcess,
+  withBenchDatabase,
 } from './bench-support';
 import { cpuPerItem, readCpu } from './process-cpu';
 
@@ -113,175 +112,179 @@ async function bullmqHttpFloor(
 async function main() {
   // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
   const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
-  await prepare(config);
-  const receipts = new Map<string, number>();
-  let floorReceipts = 0;
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/floor') floorReceipts++;
-      else receipts.set(String(req.headers['webhook-id']), performance.now());
-      res.writeHead(200).end();
+  await withBenchDatabase(config, async () => {
+    const receipts = new Map<string, number>();
+    let floorReceipts = 0;
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/floor') floorReceipts++;
+        else receipts.set(String(req.headers['webhook-id']), performance.now());
+        res.writeHead(200).end();
+      });
     });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
-  const target = `${origin}/hook`;
-  const redis = new Redis(bullConnection(config.redisUrl));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const target = `${origin}/hook`;
+    const redis = new Redis(bullConnection(config.redisUrl));
 
-  const { app, url, company } = await startBenchApi(config);
-  await app
-    .get(WebhookEndpointsService)
-    .create(company.company.uuid, { url: target, events: ['warehouse.created'] });
-  const client = new Agent({ connections: 32 });
-  const headers = { authorization: `Bearer ${company.api_key}`, 'content-type': 'application/json' };
-  const body = (i: number) =>
-    JSON.stringify({
-      warehouse: { name: `W${i}`, address: 'a', city: 'c', state: 's', zip: 'z', capacity: i },
-    });
-  const create = async (i: number) => {
-    const res = await request(`${url}/inventory/int/v1/warehouses`, {
-      method: 'POST',
-      headers,
-      body: body(i),
-      dispatcher: client,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${text}`);
-  };
-
-  // 1. Throughput, in ROUNDS: a backlog of N committed events drained by one worker process, then, right
-  // after on the same machine state, the two references. Ratios are per round; the medians are reported.
-  let sample: string | undefined;
-  const rounds: { drain: Measured; noop: Measured; floor: Measured }[] = [];
-  let worker: ChildProcess | undefined;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < N; i += 64)
-      await Promise.all(Array.from({ length: Math.min(64, N - i) }, (_, j) => create(round * N + i + j)));
-    receipts.clear();
-    const drainer = (worker = startProcess('worker', env));
-    // Measured from the first receipt, so the worker's boot is not counted.
-    while (!receipts.size) await sleep(5);
-    const first = { at: performance.now(), count: receipts.size, cpu: await readCpu(redis, [drainer.pid!]) };
-    while (receipts.size < N) await sleep(5);
-    const delivered = N - first.count;
-    const drain = {
-      perSecond: delivered / ((performance.now() - first.at) / 1000),
-      cpu: cpuPerItem(first.cpu, await readCpu(redis, [drainer.pid!]), delivered, 'receiver'),
+    const { app, url, company } = await startBenchApi(config);
+    await app
+      .get(WebhookEndpointsService)
+      .create(company.company.uuid, { url: target, events: ['warehouse.created'] });
+    const client = new Agent({ connections: 32 });
+    const headers = { authorization: `Bearer ${company.api_key}`, 'content-type': 'application/json' };
+    const body = (i: number) =>
+      JSON.stringify({
+        warehouse: { name: `W${i}`, address: 'a', city: 'c', state: 's', zip: 'z', capacity: i },
+      });
+    const create = async (i: number) => {
+      const res = await request(`${url}/inventory/int/v1/warehouses`, {
+        method: 'POST',
+        headers,
+        body: body(i),
+        dispatcher: client,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${text}`);
     };
-    // The last round's worker stays up (idle during the references) for the latency run, warmed up.
-    if (round < ROUNDS - 1) await stopProcess(drainer);
-    // The floor posts a real envelope.
-    if (sample === undefined) {
-      const rows: { body: string }[] = await app
-        .get(DataSource)
-        .query(`SELECT payload::text AS body FROM webhook_events LIMIT 1`);
-      sample = rows[0].body;
+
+    // 1. Throughput, in ROUNDS: a backlog of N committed events drained by one worker process, then, right
+    // after on the same machine state, the two references. Ratios are per round; the medians are reported.
+    let sample: string | undefined;
+    const rounds: { drain: Measured; noop: Measured; floor: Measured }[] = [];
+    let worker: ChildProcess | undefined;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < N; i += 64)
+        await Promise.all(Array.from({ length: Math.min(64, N - i) }, (_, j) => create(round * N + i + j)));
+      receipts.clear();
+      const drainer = (worker = startProcess('worker', env));
+      // Measured from the first receipt, so the worker's boot is not counted.
+      while (!receipts.size) await sleep(5);
+      const first = {
+        at: performance.now(),
+        count: receipts.size,
+        cpu: await readCpu(redis, [drainer.pid!]),
+      };
+      while (receipts.size < N) await sleep(5);
+      const delivered = N - first.count;
+      const drain = {
+        perSecond: delivered / ((performance.now() - first.at) / 1000),
+        cpu: cpuPerItem(first.cpu, await readCpu(redis, [drainer.pid!]), delivered, 'receiver'),
+      };
+      // The last round's worker stays up (idle during the references) for the latency run, warmed up.
+      if (round < ROUNDS - 1) await stopProcess(drainer);
+      // The floor posts a real envelope.
+      if (sample === undefined) {
+        const rows: { body: string }[] = await app
+          .get(DataSource)
+          .query(`SELECT payload::text AS body FROM webhook_events LIMIT 1`);
+        sample = rows[0].body;
+      }
+      const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop${round}`, N, redis);
+      const floor = await bullmqHttpFloor(
+        config.redisUrl,
+        `${config.queuePrefix}-floor${round}`,
+        N,
+        redis,
+        sample,
+        {
+          target: `${origin}/floor`,
+          received: () => floorReceipts,
+        },
+      );
+      rounds.push({ drain, noop, floor });
     }
-    const noop = await rawBullmqNoop(config.redisUrl, `${config.queuePrefix}-noop${round}`, N, redis);
-    const floor = await bullmqHttpFloor(
-      config.redisUrl,
-      `${config.queuePrefix}-floor${round}`,
-      N,
-      redis,
-      sample,
-      {
-        target: `${origin}/floor`,
-        received: () => floorReceipts,
+
+    // 2. Latency: commit → receipt at a steady RATE events/s.
+    receipts.clear();
+    const committed = new Map<string, number>();
+    const ids = new Map<string, string>();
+    const total = RATE * RATE_SECONDS;
+    const paced = performance.now();
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = paced + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inflight.push(
+        (async () => {
+          const res = await request(`${url}/inventory/int/v1/warehouses`, {
+            method: 'POST',
+            headers,
+            body: body(i),
+            dispatcher: client,
+          });
+          const json = (await res.body.json()) as { warehouse: { uuid: string } };
+          committed.set(json.warehouse.uuid, performance.now());
+        })(),
+      );
+    }
+    await Promise.all(inflight);
+    const deadline = performance.now() + 30_000;
+    while (receipts.size < total && performance.now() < deadline) await sleep(20);
+    // Map webhook ids back to warehouses through the outbox.
+    const events: { event_id: string; uuid: string }[] = await app
+      .get(DataSource)
+      .query(
+        `SELECT event_id, payload->'data'->>'id' AS uuid FROM webhook_events WHERE name = 'warehouse.created'`,
+      );
+    for (const event of events) ids.set(event.event_id, event.uuid);
+    const latencies: number[] = [];
+    for (const [eventId, at] of receipts) {
+      const uuid = ids.get(eventId);
+      const start = uuid ? committed.get(uuid) : undefined;
+      if (start !== undefined) latencies.push(at - start);
+    }
+    latencies.sort((a, b) => a - b);
+
+    if (worker) await stopProcess(worker);
+
+    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+    const medianCpu = (pick: (r: (typeof rounds)[number]) => Record<string, number>) =>
+      Object.fromEntries(
+        Object.keys(pick(rounds[0])).map((part) => [part, median(rounds.map((r) => pick(r)[part]))]),
+      );
+    const result = {
+      events: N,
+      rounds: ROUNDS,
+      deliveries_per_second: Math.round(median(rounds.map((r) => r.drain.perSecond))),
+      raw_bullmq_noop_jobs_per_second: Math.round(median(rounds.map((r) => r.noop.perSecond))),
+      ratio_to_noop: round3(median(rounds.map((r) => r.drain.perSecond / r.noop.perSecond))),
+      // What one BullMQ job plus one plain HTTP POST per delivery allows here, before signing or PostgreSQL.
+      floor_bullmq_plus_http_per_second: Math.round(median(rounds.map((r) => r.floor.perSecond))),
+      floor_ratio_to_noop: round3(median(rounds.map((r) => r.floor.perSecond / r.noop.perSecond))),
+      per_round: rounds.map((r) => ({
+        deliveries_per_second: Math.round(r.drain.perSecond),
+        noop_per_second: Math.round(r.noop.perSecond),
+        floor_per_second: Math.round(r.floor.perSecond),
+      })),
+      cpu_us_per_item: {
+        delivery: medianCpu((r) => r.drain.cpu),
+        floor: medianCpu((r) => r.floor.cpu),
+        noop: medianCpu((r) => r.noop.cpu),
       },
-    );
-    rounds.push({ drain, noop, floor });
-  }
+      latency_at_rate: {
+        events_per_second: RATE,
+        events: total,
+        delivered: receipts.size,
+        p50_ms: Math.round(percentile(latencies, 50)),
+        p95_ms: Math.round(percentile(latencies, 95)),
+        p99_ms: Math.round(percentile(latencies, 99)),
+      },
+      targets: { ratio_to_noop: '>= 0.5', p99_ms: '< 250' },
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const dir = join(__dirname, '..', '..', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'webhooks-latest.json'), JSON.stringify(result, null, 2));
 
-  // 2. Latency: commit → receipt at a steady RATE events/s.
-  receipts.clear();
-  const committed = new Map<string, number>();
-  const ids = new Map<string, string>();
-  const total = RATE * RATE_SECONDS;
-  const paced = performance.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = paced + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    inflight.push(
-      (async () => {
-        const res = await request(`${url}/inventory/int/v1/warehouses`, {
-          method: 'POST',
-          headers,
-          body: body(i),
-          dispatcher: client,
-        });
-        const json = (await res.body.json()) as { warehouse: { uuid: string } };
-        committed.set(json.warehouse.uuid, performance.now());
-      })(),
-    );
-  }
-  await Promise.all(inflight);
-  const deadline = performance.now() + 30_000;
-  while (receipts.size < total && performance.now() < deadline) await sleep(20);
-  // Map webhook ids back to warehouses through the outbox.
-  const events: { event_id: string; uuid: string }[] = await app
-    .get(DataSource)
-    .query(
-      `SELECT event_id, payload->'data'->>'id' AS uuid FROM webhook_events WHERE name = 'warehouse.created'`,
-    );
-  for (const event of events) ids.set(event.event_id, event.uuid);
-  const latencies: number[] = [];
-  for (const [eventId, at] of receipts) {
-    const uuid = ids.get(eventId);
-    const start = uuid ? committed.get(uuid) : undefined;
-    if (start !== undefined) latencies.push(at - start);
-  }
-  latencies.sort((a, b) => a - b);
-
-  if (worker) await stopProcess(worker);
-
-  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-  const medianCpu = (pick: (r: (typeof rounds)[number]) => Record<string, number>) =>
-    Object.fromEntries(
-      Object.keys(pick(rounds[0])).map((part) => [part, median(rounds.map((r) => pick(r)[part]))]),
-    );
-  const result = {
-    events: N,
-    rounds: ROUNDS,
-    deliveries_per_second: Math.round(median(rounds.map((r) => r.drain.perSecond))),
-    raw_bullmq_noop_jobs_per_second: Math.round(median(rounds.map((r) => r.noop.perSecond))),
-    ratio_to_noop: round3(median(rounds.map((r) => r.drain.perSecond / r.noop.perSecond))),
-    // What one BullMQ job plus one plain HTTP POST per delivery allows here, before signing or PostgreSQL.
-    floor_bullmq_plus_http_per_second: Math.round(median(rounds.map((r) => r.floor.perSecond))),
-    floor_ratio_to_noop: round3(median(rounds.map((r) => r.floor.perSecond / r.noop.perSecond))),
-    per_round: rounds.map((r) => ({
-      deliveries_per_second: Math.round(r.drain.perSecond),
-      noop_per_second: Math.round(r.noop.perSecond),
-      floor_per_second: Math.round(r.floor.perSecond),
-    })),
-    cpu_us_per_item: {
-      delivery: medianCpu((r) => r.drain.cpu),
-      floor: medianCpu((r) => r.floor.cpu),
-      noop: medianCpu((r) => r.noop.cpu),
-    },
-    latency_at_rate: {
-      events_per_second: RATE,
-      events: total,
-      delivered: receipts.size,
-      p50_ms: Math.round(percentile(latencies, 50)),
-      p95_ms: Math.round(percentile(latencies, 95)),
-      p99_ms: Math.round(percentile(latencies, 99)),
-    },
-    targets: { ratio_to_noop: '>= 0.5', p99_ms: '< 250' },
-  };
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  const dir = join(__dirname, '..', '..', 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'webhooks-latest.json'), JSON.stringify(result, null, 2));
-
-  await client.close();
-  redis.disconnect();
-  await app.close();
-  receiver.close();
-  await cleanup(config);
+    await client.close();
+    redis.disconnect();
+    await app.close();
+    receiver.close();
+  });
 }
 
 main().catch((error) => {
