@@ -67,6 +67,42 @@ describe('webhooks: nothing committed is lost', () => {
     }
   });
 
+  it('two workers running at once share a backlog: every event is fanned out and delivered exactly once', async () => {
+    const acme = await createCompany(api, 'Pair');
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/pair`, ['warehouse.created']);
+    const uuids = await createWarehouses(api, acme.key, 300, 'pair');
+    const workers = await Promise.all([startWorker(api.config), startWorker(api.config)]);
+    try {
+      const received = () => receiver.requests.filter((r) => r.path === '/pair');
+      await eventually(async () => received().length >= 300, 30_000);
+      await eventually(async () => {
+        const [row] = await sql(
+          api,
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status = 'successful'`,
+          [endpoint.uuid],
+        );
+        return row.n === 300;
+      });
+      const ids = received().map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(300);
+      expect(new Set(ids).size).toBe(300);
+      expect(
+        received()
+          .map((r) => JSON.parse(r.body).data.id)
+          .sort(),
+      ).toEqual([...uuids].sort());
+      const [counts] = await sql(
+        api,
+        `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1) AS deliveries,
+                (SELECT count(*)::int FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1) AS attempts`,
+        [endpoint.uuid],
+      );
+      expect(counts).toEqual({ deliveries: 300, attempts: 300 });
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+    }
+  });
+
   it('deliveries whose retry jobs Redis lost are re-enqueued by the sweeper from PostgreSQL', async () => {
     const acme = await createCompany(api, 'Amnesia');
     const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);

@@ -14,14 +14,13 @@ export interface Sql {
  * Reads straight from the pool pg already keeps for TypeORM: no QueryRunner per statement, and fixed-shape
  * statements (find by uuid, embedded relations) prepared once per connection.
  */
-export const sqlOfPool = (pool: Pool): Sql => ({
-  rows: async (sql, params, prepared) =>
-    (await pool.query(prepared ? preparedStatement(sql, params) : { text: sql, values: params })).rows,
-});
-
 function statement(sql: string, params: unknown[], prepared?: boolean) {
   return prepared ? preparedStatement(sql, params) : { text: sql, values: params };
 }
+
+export const sqlOfPool = (pool: Pool): Sql => ({
+  rows: async (sql, params, prepared) => (await pool.query(statement(sql, params, prepared))).rows,
+});
 
 /**
  * Statements inside a write's transaction, sent on the QueryRunner's own pg connection (the one holding

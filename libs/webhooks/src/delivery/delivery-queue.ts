@@ -36,19 +36,21 @@ export function deliveryJob(
   };
 }
 
-/** Job data for deliveries, read from PostgreSQL (the sweeper, resend and recover use this). */
-export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]): Promise<DeliveryJobData[]> {
-  if (!uuids.length) return [];
-  const rows: any[] = await dataSource.query(
-    `SELECT d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, e.event_id, e.name, e.payload::text AS body,
-            (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
-     FROM webhook_deliveries d
-     JOIN webhook_events e ON e.event_id = d.event_id
-     JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
-     WHERE d.uuid = ANY($1::uuid[])`,
-    [uuids],
-  );
-  return rows.map((row) => ({
+/** A delivery as PostgreSQL gives it (the relay's fan-out and loadDeliveryJobs select these columns). */
+export interface DeliveryRow {
+  uuid: string;
+  webhook_endpoint_uuid: string;
+  company_uuid: string;
+  attempts: number;
+  event_id: string;
+  name: string;
+  body: string;
+  /** The endpoint's updated_at in ms (a bigint, so pg gives a string). */
+  version: string;
+}
+
+export function deliveryJobData(row: DeliveryRow): DeliveryJobData {
+  return {
     delivery: row.uuid,
     endpoint: row.webhook_endpoint_uuid,
     endpointVersion: Number(row.version),
@@ -57,7 +59,22 @@ export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]):
     event: row.name,
     body: row.body,
     attempts: row.attempts,
-  }));
+  };
+}
+
+/** Job data for deliveries, read from PostgreSQL (the sweeper, resend and recover use this). */
+export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]): Promise<DeliveryJobData[]> {
+  if (!uuids.length) return [];
+  const rows: DeliveryRow[] = await dataSource.query(
+    `SELECT d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, e.event_id, e.name, e.payload::text AS body,
+            (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+     FROM webhook_deliveries d
+     JOIN webhook_events e ON e.event_id = d.event_id
+     JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
+     WHERE d.uuid = ANY($1::uuid[])`,
+    [uuids],
+  );
+  return rows.map(deliveryJobData);
 }
 
 /** Enqueues the given (pending) deliveries; a delivery whose job still exists is left as it is. */

@@ -5,24 +5,14 @@ import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, deliveryJob } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE, DeliveryRow, deliveryJob, deliveryJobData } from '../delivery/delivery-queue';
 import { OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { maxAttempts } from './retry-schedule';
 
 const BATCH = 500;
 
-/** A row per delivery created, or a single row with only `claimed` when there are none. */
-interface Fanned {
-  claimed: number;
-  event_id: string;
-  company_uuid: string;
-  name: string;
-  body: string;
-  delivery: string | null;
-  endpoint: string;
-  /** The endpoint's updated_at in ms (bigint, so a string). */
-  version: string;
-}
+/** A row per delivery created; when there are none, a single row with only `claimed` (the rest null). */
+type Fanned = { claimed: number } & (DeliveryRow | { [column in keyof DeliveryRow]: null });
 
 /**
  * One statement, so one round trip and one atomic commit: claim a batch of undispatched events (SKIP LOCKED,
@@ -44,11 +34,11 @@ WITH claimed AS (
   INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid)
   SELECT event_id, endpoint, company_uuid FROM targets ORDER BY id
   ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
-  RETURNING uuid, event_id, webhook_endpoint_uuid
+  RETURNING uuid, event_id, webhook_endpoint_uuid, attempts
 )
 -- Joins against the tables, not between CTEs: the planner cannot size a CTE, and guesses a nested loop.
-SELECT n.claimed, e.event_id, e.company_uuid, e.name, e.payload::text AS body, i.uuid AS delivery,
-  i.webhook_endpoint_uuid AS endpoint, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+SELECT n.claimed, i.uuid, i.webhook_endpoint_uuid, e.company_uuid, i.attempts, e.event_id, e.name,
+  e.payload::text AS body, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
 FROM (SELECT count(*)::int AS claimed FROM claimed) n
 LEFT JOIN (inserted i
   JOIN webhook_events e ON e.event_id = i.event_id
@@ -125,18 +115,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
     const { rows } = await poolOf(this.dataSource).query<Fanned>(prepared(DISPATCH_BATCH));
-    const jobs = rows
-      .filter((row) => row.delivery)
-      .map((row) => ({
-        delivery: row.delivery!,
-        endpoint: row.endpoint,
-        endpointVersion: Number(row.version),
-        company: row.company_uuid,
-        eventId: row.event_id,
-        event: row.name,
-        body: row.body,
-        attempts: 0,
-      }));
+    const jobs = rows.flatMap((row) => (row.uuid === null ? [] : [deliveryJobData(row)]));
     if (jobs.length) {
       const attempts = maxAttempts(this.config.webhooks.retrySchedule);
       await this.queue.addBulk(jobs.map((job) => deliveryJob(job, attempts)));
