@@ -1,7 +1,7 @@
 import { LookupAddress, lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { addressRefusal } from './target-policy';
+import { addressRefusal, hostNameRefusal, portRefusal } from './target-policy';
 
 /** Raised before any socket is opened to a refused address; its message becomes the log's `blocked: …`. */
 export class BlockedTargetError extends Error {
@@ -17,6 +17,8 @@ const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { a
 
 export interface DispatcherOptions {
   allowPrivate: boolean;
+  /** Only ports 80, 443 and ≥ 1024 (production). */
+  restrictPorts?: boolean;
   timeoutMs: number;
   /** DNS resolution (tests inject one that returns private addresses). */
   resolve?: Resolver;
@@ -25,7 +27,7 @@ export interface DispatcherOptions {
 }
 
 /**
- * An undici Agent that checks the address it actually dials: the host is resolved once, every address
+ * An undici Agent that checks the port and host name, then the address it actually dials: the host is resolved once, every address
  * is checked, and the socket goes to the checked IP (TLS still verifies the certificate against the host
  * name), so DNS rebinding cannot slip a private address in after the check. Redirects are never followed.
  */
@@ -41,6 +43,12 @@ export function createGuardedDispatcher(options: DispatcherOptions): Agent {
       if (refusal) callback(new BlockedTargetError(via ? `${via} resolves to ${refusal}` : refusal), null);
       return refusal !== undefined;
     };
+    // The same port and name rules as at save time, for rows saved before a rule existed.
+    const port = Number(connectOptions.port) || (connectOptions.protocol === 'https:' ? 443 : 80);
+    const early =
+      (options.restrictPorts ? portRefusal(port) : undefined) ??
+      (options.allowPrivate || isIP(host) ? undefined : hostNameRefusal(host));
+    if (early) return callback(new BlockedTargetError(early), null);
     if (isIP(host)) {
       if (!refuse(host)) dial(host);
       return;

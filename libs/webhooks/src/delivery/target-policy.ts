@@ -1,104 +1,117 @@
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Why a target is refused, or undefined when it is allowed. */
 export type Refusal = string | undefined;
 
 export interface TargetPolicy {
-  /** Only https:// URLs (production). */
+  /** Only https:// URLs, and only ports 80, 443 and ≥ 1024 (production). */
   httpsOnly: boolean;
-  /** Lift the public-address rule so local receivers work (development/test). */
+  /** Lift the public-address and host-name rules so local receivers work (development/test). */
   allowPrivate: boolean;
 }
 
-const blocked = new BlockList();
-const V4: [string, number, string][] = [
-  ['0.0.0.0', 8, 'unspecified'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'reserved'],
-  ['192.0.2.0', 24, 'documentation'],
-  ['192.88.99.0', 24, 'reserved'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['198.51.100.0', 24, 'documentation'],
-  ['203.0.113.0', 24, 'documentation'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
-const V6: [string, number, string][] = [
-  ['::', 128, 'unspecified'],
-  ['::1', 128, 'loopback'],
-  ['100::', 64, 'discard'],
-  ['2001:db8::', 32, 'documentation'],
-  ['fc00::', 7, 'unique local'],
-  ['fe80::', 10, 'link-local'],
-  ['fec0::', 10, 'site-local'],
-  ['ff00::', 8, 'multicast'],
-];
-const reasons = new Map<string, BlockList>();
-for (const [network, prefix, reason] of V4) add(network, prefix, 'ipv4', reason);
-for (const [network, prefix, reason] of V6) add(network, prefix, 'ipv6', reason);
-
-function add(network: string, prefix: number, family: 'ipv4' | 'ipv6', reason: string) {
-  blocked.addSubnet(network, prefix, family);
-  const list = reasons.get(reason) ?? new BlockList();
-  list.addSubnet(network, prefix, family);
-  reasons.set(reason, list);
+/** The ports a production target may use: the web's own, and any unprivileged one (never SSH, SMTP, …). */
+export function portRefusal(port: number): Refusal {
+  return port === 80 || port === 443 || port >= 1024
+    ? undefined
+    : `port ${port} is not allowed (use 443, 80 or a port from 1024)`;
 }
 
-/** The 16 bytes of an IPv6 address (any notation Node accepts). */
-function ipv6Bytes(address: string): number[] {
-  let text = address.toLowerCase();
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4[1].split('.').map(Number);
-    text = text.slice(0, -v4[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+/**
+ * IPv6 ranges of the IANA special-purpose registry that only wrap an IPv4 address the packet really goes to:
+ * those are judged by the IPv4 address inside. Every other special-purpose range is refused outright.
+ */
+const WRAPS_IPV4 = new Set(['ipv4Mapped', 'rfc6145']);
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+/** Global unicast (IANA IPv6 address space): anything outside 2000::/3 is not a public address. */
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+
+function describeRange(range: string): string {
+  return range.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+function ipv4Refusal(address: ipaddr.IPv4, shown: string): Refusal {
+  const range = address.range();
+  return range === 'unicast' ? undefined : `${describeRange(range)} address ${shown}`;
+}
+
+/**
+ * Why an IP address is not a globally reachable unicast address, or undefined when it is one. The ranges
+ * come from ipaddr.js, which follows the IANA IPv4 and IPv6 special-purpose address registries.
+ */
+export function addressRefusal(address: string): Refusal {
+  const text = address.replace(/^\[|\]$/g, '');
+  // Strict parsing: only the notations a socket would dial (URL parsing already normalised the others).
+  if (
+    !ipaddr.isValid(text) ||
+    (text.includes('.') && !text.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(text))
+  )
+    return `not an IP address: ${address}`;
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === 'ipv4') return ipv4Refusal(parsed as ipaddr.IPv4, text);
+  const ip = parsed as ipaddr.IPv6;
+  if (ip.zoneId) return `scoped address ${text}`;
+  const range = ip.range();
+  if (WRAPS_IPV4.has(range) || (range === 'rfc6052' && ip.match(NAT64_WELL_KNOWN))) {
+    const parts = ip.toByteArray().slice(12);
+    const inner = new ipaddr.IPv4(parts);
+    const refusal = ipv4Refusal(inner, `${inner.toString()} (inside ${text})`);
+    return refusal;
   }
-  const [head, tail] = text.split('::');
-  const groups = (part?: string) => (part ? part.split(':').filter(Boolean) : []);
-  const left = groups(head);
-  const right = tail === undefined ? [] : groups(tail);
-  const all = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right].map((g) =>
-    parseInt(g, 16),
-  );
-  return all.flatMap((g) => [g >> 8, g & 0xff]);
-}
-
-/** IPv4 addresses hidden inside IPv6 forms: mapped, compatible, NAT64 and 6to4. */
-function embeddedIpv4(address: string): string | undefined {
-  const bytes = ipv6Bytes(address);
-  const zero = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
-  const dotted = (at: number) => bytes.slice(at, at + 4).join('.');
-  if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return dotted(12); // ::ffff:a.b.c.d
-  if (zero(0, 12) && !zero(12, 14)) return dotted(12); // ::a.b.c.d (deprecated compatible form)
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12))
-    return dotted(12); // 64:ff9b::/96
-  if (bytes[0] === 0x20 && bytes[1] === 0x02) return dotted(2); // 2002::/16 (6to4)
+  if (range !== 'unicast') return `${describeRange(range)} address ${text}`;
+  if (!ip.match(GLOBAL_UNICAST)) return `reserved address ${text}`;
   return undefined;
 }
 
-/** Why an IP address is not a public unicast address, or undefined when it is one. */
-export function addressRefusal(address: string): Refusal {
-  const ip = address.replace(/^\[|\]$/g, '');
-  const family = isIP(ip);
-  if (family === 0) return `not an IP address: ${address}`;
-  if (family === 6) {
-    const inner = embeddedIpv4(ip);
-    if (inner) {
-      const reason = addressRefusal(inner);
-      if (reason) return reason;
-    }
+/**
+ * Names that never lead to a public receiver: loopback aliases, and the special-use suffixes of the IANA
+ * registry (RFC 6761, 6762, 8375, 9476) plus `.internal` (reserved by ICANN for private use).
+ */
+const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
+const PRIVATE_SUFFIXES = [
+  'localhost',
+  'local',
+  'internal',
+  'home.arpa',
+  'localdomain',
+  'invalid',
+  'test',
+  'example',
+  'onion',
+  'alt',
+  'arpa',
+];
+
+/**
+ * Why a host name (not an IP literal) cannot be a public receiver. Trailing dots and letter case are
+ * ignored, so `LOCALHOST.` is `localhost`; a name with an empty label is refused outright.
+ */
+export function hostNameRefusal(hostname: string): Refusal {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (name === '' || name.split('.').some((label) => label === '')) return `malformed host name ${hostname}`;
+  if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return `loopback host name ${hostname}`;
+  for (const suffix of PRIVATE_SUFFIXES) {
+    if (name === suffix || name.endsWith(`.${suffix}`)) return `private-use host name ${hostname}`;
   }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (!blocked.check(ip, type)) return undefined;
-  for (const [reason, list] of reasons) if (list.check(ip, type)) return `${reason} address ${ip}`;
-  return `non-public address ${ip}`;
+  if (!name.includes('.')) return `single-label host name ${hostname} (use a fully qualified name)`;
+  return undefined;
 }
 
-/** Checks a URL when it is saved: scheme, credentials, and the host when it is an IP literal in any notation. */
+/** Raw-text rules: what a lenient parser would silently rewrite is refused rather than stored verbatim. */
+function textRefusal(raw: string): Refusal {
+  if (raw.includes('\\')) return 'URLs may not contain a backslash';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return 'URLs may not contain spaces or control characters';
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw)?.[1];
+  if (authority === undefined) return 'not a valid URL';
+  if (authority.includes('@')) return 'URLs may not carry credentials';
+  return undefined;
+}
+
+/**
+ * Checks a URL when it is saved, when its endpoint is enabled, and before each delivery: its text, scheme,
+ * port and host (IP literal in any notation, or name). The connect-time half is in the guarded dispatcher.
+ */
 export function urlRefusal(raw: string, policy: TargetPolicy): Refusal {
   let url: URL;
   try {
@@ -106,14 +119,27 @@ export function urlRefusal(raw: string, policy: TargetPolicy): Refusal {
   } catch {
     return 'not a valid URL';
   }
+  const text = textRefusal(raw);
+  if (text) return text;
   if (url.protocol !== 'https:' && (policy.httpsOnly || url.protocol !== 'http:')) {
     return policy.httpsOnly ? 'only https:// URLs are allowed' : 'only http:// and https:// URLs are allowed';
   }
   if (url.username || url.password) return 'URLs may not carry credentials';
+  if (policy.httpsOnly && url.port !== '') {
+    const refusal = portRefusal(Number(url.port));
+    if (refusal) return refusal;
+  }
   if (policy.allowPrivate) return undefined;
-  // WHATWG URL parsing already turned decimal, hex and octal hosts into dotted quads.
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return addressRefusal(host);
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback host name';
-  return undefined;
+  return hostRefusal(url.hostname);
+}
+
+/**
+ * The host of a parsed URL (or of a connection): an IP literal is judged by its address, a name by the name
+ * rules. WHATWG URL parsing has already turned decimal, hex and octal hosts into dotted quads, percent-decoded
+ * the name and mapped full-width dots (`。`) to `.`.
+ */
+export function hostRefusal(hostname: string): Refusal {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return addressRefusal(host);
+  return hostNameRefusal(host);
 }

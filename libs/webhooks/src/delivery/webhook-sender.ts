@@ -150,6 +150,7 @@ export class WebhookSender implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.dispatcher = createGuardedDispatcher({
       allowPrivate: config.webhooks.allowPrivateTargets,
+      restrictPorts: config.nodeEnv === 'production',
       timeoutMs: config.webhooks.timeoutMs,
     });
   }

@@ -43,15 +43,18 @@ export class WebhookEndpointHooks implements ResourceHooks {
   }
 
   beforeUpdate(_tx: unknown, before: ResourceRow, values: Record<string, unknown>): void {
-    this.check(values);
+    // Enabling re-checks the stored URL too: a row saved before the policy tightened must not come back.
+    const enabling = values.status === 'enabled' && before.status !== 'enabled';
+    this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined);
     if (values.url !== undefined && values.url !== before.url) values.verified_at = null;
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
 
-  private check(values: Record<string, unknown>): void {
+  private check(values: Record<string, unknown>, storedUrl?: string): void {
     const errors: ErrorObject[] = [];
-    if (typeof values.url === 'string') {
-      const refusal = this.endpoints.refusal(values.url);
+    const url = typeof values.url === 'string' ? values.url : storedUrl;
+    if (url !== undefined) {
+      const refusal = this.endpoints.refusal(url);
       if (refusal) {
         errors.push(
           errorObject(422, `The URL is not allowed: ${refusal}.`, { source: { pointer: `${POINTER}/url` } }),
