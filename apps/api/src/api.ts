@@ -28,7 +28,8 @@ export async function createApi(
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),
     createFastifyAdapter(logger),
-    { logger: new PinoNestLogger(logger), bufferLogs: false },
+    // configureHttp registers the JSON body parser (depth and string checks included).
+    { logger: new PinoNestLogger(logger), bufferLogs: false, bodyParser: false },
   );
   configureHttp(app);
   setupOpenApi(app);

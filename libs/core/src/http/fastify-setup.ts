@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { checkQuery, parseJsonBody } from './input-guard';
 
 export const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -31,11 +32,33 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
 }
 
 /**
- * Wire-level conventions of DESIGN.md 3 that live below Nest's router: JSON bodies only and request ids.
+ * Wire-level conventions of DESIGN.md 3 that live below Nest's router: JSON bodies only, request ids, and
+ * the one place hostile input is refused for every route (resources, custom routes, management API):
+ * over-deep bodies (400, before parsing), NUL and lone surrogates in any body string or key (422) or query
+ * parameter (400). Create the Nest app with `bodyParser: false`: this parser replaces Nest's.
  * Fastify's own errors (413, 415, bad JSON) reach the global AllExceptionsFilter through Nest's error handler.
  */
 export function configureHttp(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    (_request, text, done) => {
+      try {
+        done(null, parseJsonBody(text as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkQuery(request.query);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     if (hasBody(request.headers) && !isJson(request.headers['content-type'])) {

@@ -1,6 +1,6 @@
 import { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { ValidationError, validateSync } from 'class-validator';
+import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 
@@ -39,7 +39,24 @@ function flatten(errors: ValidationError[], pointer: string, out: ErrorObject[],
   }
 }
 
-/** Validates `data` against a class-validator DTO (whitelist, unknown fields rejected) and returns the errors. */
+const fieldsOfDto = new WeakMap<Type, Set<string>>();
+
+/** The properties a DTO declares (any validation decorator), as a Set: own names only, never `constructor`. */
+function declaredFields(dto: Type): Set<string> {
+  let fields = fieldsOfDto.get(dto);
+  if (!fields) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    fields = new Set(metadata.map((entry) => entry.propertyName));
+    fieldsOfDto.set(dto, fields);
+  }
+  return fields;
+}
+
+/**
+ * Validates `data` against a class-validator DTO and returns the errors. Unknown fields are found here by
+ * own-property lookup in the DTO's declared names: class-validator's whitelist looks names up in a plain
+ * object, so `constructor` or `toString` would pass it and reach the SQL as column names.
+ */
 export function validateDto(
   dto: Type,
   data: Record<string, unknown>,
@@ -48,7 +65,18 @@ export function validateDto(
   resource: string,
 ) {
   const errors: ErrorObject[] = [];
-  const instance = plainToInstance(dto, data);
+  const fields = declaredFields(dto);
+  const known: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) {
+    if (fields.has(key)) known[key] = data[key];
+    else
+      errors.push(
+        errorObject(422, `${key} is not a field of ${resource}.`, {
+          source: { pointer: `${pointer}/${key}` },
+        }),
+      );
+  }
+  const instance = plainToInstance(dto, known);
   flatten(
     validateSync(instance as object, {
       whitelist: true,
@@ -110,7 +138,7 @@ export function readWriteBody(def: ResourceDefinition, body: unknown, partial: b
   const toOne = new Map<EmbedInfo, NestedItem | null>();
   const toMany = new Map<EmbedInfo, NestedItem[]>();
   for (const embed of def.embeds) {
-    if (!(embed.property in own)) continue;
+    if (!Object.hasOwn(own, embed.property)) continue;
     const raw = own[embed.property];
     delete own[embed.property];
     const pointer = `${root}/${embed.property}`;

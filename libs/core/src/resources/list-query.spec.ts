@@ -99,6 +99,8 @@ describe('parseListQuery', () => {
     [{ limit: ['10', '20'] }, 'limit'],
     [{ page: '0' }, 'page'],
     [{ page: 'x' }, 'page'],
+    [{ page: '9007199254740991' }, 'page'],
+    [{ page: '1000000001' }, 'page'],
     [{ offset: '-5' }, 'offset'],
     [{ offset: '1e3' }, 'offset'],
   ])('rejects paging %j naming %s', (query, parameter) => {

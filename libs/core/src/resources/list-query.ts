@@ -4,6 +4,8 @@ import { Params, ident, likePattern } from './sql';
 
 export const DEFAULT_LIMIT = 30;
 export const MAX_LIMIT = 100;
+/** Far beyond any real list, and small enough that `(page - 1) * limit` stays an exact integer. */
+export const MAX_PAGE = 1_000_000_000;
 
 export interface ListQuery {
   conditions: string[];
@@ -163,7 +165,7 @@ export function parseListQuery(
     query.limit === undefined
       ? DEFAULT_LIMIT
       : wholeNumber('limit', single('limit', query.limit), 1, MAX_LIMIT);
-  const page = query.page === undefined ? 1 : wholeNumber('page', single('page', query.page), 1);
+  const page = query.page === undefined ? 1 : wholeNumber('page', single('page', query.page), 1, MAX_PAGE);
   const offset =
     query.offset === undefined
       ? (page - 1) * limit
