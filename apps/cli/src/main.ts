@@ -3,6 +3,7 @@ import { loadConfig, runMain } from '@wharf/core';
 import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
 import { parseArgs } from './args';
 import { migrate } from './migrate.command';
+import { reencryptSecrets } from './secrets.command';
 import { start } from './start.command';
 
 const USAGE = `usage: wharf <command>
@@ -10,7 +11,8 @@ const USAGE = `usage: wharf <command>
   migrate                                       create the database if needed and run pending migrations
   companies:create --name N [--json]            create a company and its first API key
   api-keys:create --company UUID [--name N] [--json]
-  api-keys:revoke UUID`;
+  api-keys:revoke UUID
+  secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)`;
 
 const COMMANDS = {
   start,
@@ -18,6 +20,7 @@ const COMMANDS = {
   'companies:create': createCompany,
   'api-keys:create': createApiKey,
   'api-keys:revoke': revokeApiKey,
+  'secrets:reencrypt': reencryptSecrets,
 } as const;
 
 runMain(async () => {

@@ -2,6 +2,7 @@ export * from './delivery/delivery-queue';
 export * from './delivery/guarded-dispatcher';
 export * from './delivery/target-policy';
 export * from './delivery/webhook-sender';
+export * from './endpoints/endpoint-secrets';
 export * from './endpoints/secrets';
 export * from './endpoints/webhook-endpoint.entity';
 export * from './endpoints/webhook-endpoints.service';

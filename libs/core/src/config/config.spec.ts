@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     ['WEBHOOKS_ALLOW_PRIVATE_TARGETS', 'maybe', /WEBHOOKS_ALLOW_PRIVATE_TARGETS must be true or false/],
     ['QUEUE_PREFIX', 'has space', /QUEUE_PREFIX may hold only/],
     ['APP_KEY', 'c2hvcnQ=', /APP_KEY must be at least 32 bytes/],
+    ['APP_KEY_PREVIOUS', 'c2hvcnQ=', /APP_KEY_PREVIOUS must be at least 32 bytes/],
   ])('rejects %s=%s with one line naming the variable', (name, value, message) => {
     let error: unknown;
     try {

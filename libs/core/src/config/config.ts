@@ -24,6 +24,8 @@ export interface AppConfig {
   redisUrl: string;
   queuePrefix: string;
   appKey: Buffer;
+  /** The key before the last rotation (APP_KEY_PREVIOUS): still opens secrets, which are re-encrypted on use. */
+  appKeyPrevious: Buffer | undefined;
   appKeyGenerated: boolean;
   extensions: string[] | undefined;
   logLevel: string;
@@ -107,9 +109,18 @@ function appKey(env: Env, nodeEnv: NodeEnv, databaseUrl: string): { key: Buffer;
       generated: true,
     };
   }
+  return { key: keyBytes('APP_KEY', raw), generated: false };
+}
+
+function keyBytes(name: string, raw: string): Buffer {
   const key = Buffer.from(raw.replace(/^base64:/, ''), 'base64');
-  if (key.length < 32) throw new ConfigError('APP_KEY', 'must be at least 32 bytes, base64-encoded');
-  return { key: key.subarray(0, 32), generated: false };
+  if (key.length < 32) throw new ConfigError(name, 'must be at least 32 bytes, base64-encoded');
+  return key.subarray(0, 32);
+}
+
+function previousAppKey(env: Env): Buffer | undefined {
+  const raw = env.APP_KEY_PREVIOUS?.trim();
+  return raw ? keyBytes('APP_KEY_PREVIOUS', raw) : undefined;
 }
 
 /** Reads and validates the whole configuration; throws ConfigError on the first bad variable. */
@@ -140,6 +151,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     queuePrefix,
     appKey: key.key,
+    appKeyPrevious: previousAppKey(env),
     appKeyGenerated: key.generated,
     extensions: extensions
       ? extensions

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Readable } from 'node:stream';
 import { Agent } from 'undici';
-import { decryptSecret, sign } from '../endpoints/secrets';
+import { sign } from '../endpoints/secrets';
 import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatcher';
 import { Refusal, urlRefusal } from './target-policy';
 
@@ -155,19 +155,21 @@ export class WebhookSender implements OnApplicationShutdown {
     });
   }
 
-  /** Every currently valid secret: the current one, plus the previous one during its 24 h of grace. */
-  secrets(endpoint: EndpointSecrets): string[] {
-    const secrets = [decryptSecret(endpoint.secret, this.config.appKey)];
-    const expires = endpoint.previous_secret_expires_at
-      ? new Date(endpoint.previous_secret_expires_at).getTime()
-      : 0;
-    if (endpoint.previous_secret && expires > Date.now())
-      secrets.push(decryptSecret(endpoint.previous_secret, this.config.appKey));
-    return secrets;
-  }
-
-  async send(endpoint: EndpointSecrets, eventId: string, body: string): Promise<Attempt> {
-    return this.sendSigned(endpoint.url, this.secrets(endpoint), eventId, body);
+  /** An attempt that never left: nothing sent, `error` says why (e.g. a secret no key opens). */
+  unsent(url: string, body: string, error: string, permanent: boolean): Attempt {
+    return {
+      url,
+      request_headers: {},
+      request_body: body,
+      response_status: null,
+      response_headers: null,
+      response_body: null,
+      duration_ms: 0,
+      error,
+      status: 'failed',
+      sent_at: new Date(),
+      permanent,
+    };
   }
 
   /** Sends with already-decrypted secrets (the worker caches them per endpoint). */

@@ -27,6 +27,41 @@ export function decryptSecret(stored: string, appKey: Buffer): string {
   );
 }
 
+/** No configured key opens a stored secret (APP_KEY changed without APP_KEY_PREVIOUS, or data corrupted). */
+export class UnreadableSecretError extends Error {
+  constructor(readonly endpoint: string) {
+    super(
+      `The signing secret of webhook endpoint ${endpoint} cannot be decrypted with APP_KEY or APP_KEY_PREVIOUS`,
+    );
+  }
+}
+
+/** APP_KEY and, during a key rotation, APP_KEY_PREVIOUS. */
+export interface AppKeys {
+  appKey: Buffer;
+  appKeyPrevious?: Buffer;
+}
+
+/** A stored secret opened: `resealed` is its encryption under APP_KEY when it was opened with the previous key. */
+export interface OpenedSecret {
+  secret: string;
+  resealed?: string;
+}
+
+/** Opens a stored secret with APP_KEY, else APP_KEY_PREVIOUS; undefined when neither opens it. */
+export function openSecret(stored: string, keys: AppKeys): OpenedSecret | undefined {
+  for (const key of [keys.appKey, keys.appKeyPrevious]) {
+    if (!key) continue;
+    try {
+      const secret = decryptSecret(stored, key);
+      return key === keys.appKey ? { secret } : { secret, resealed: encryptSecret(secret, keys.appKey) };
+    } catch {
+      // not this key: try the next
+    }
+  }
+  return undefined;
+}
+
 /** `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`, keyed with the secret's decoded bytes. */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(

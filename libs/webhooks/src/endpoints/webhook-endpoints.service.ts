@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   APP_CONFIG,
+  ApiError,
   AppConfig,
   RequestContext,
   ResourceService,
@@ -9,7 +10,8 @@ import {
 } from '@wharf/core';
 import { urlRefusal } from '../delivery/target-policy';
 import { EndpointSecrets } from '../delivery/webhook-sender';
-import { decryptSecret, encryptSecret, generateSecret } from './secrets';
+import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
+import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
 
 export const WEBHOOK_ENDPOINT = 'webhook-endpoint';
 /** How long a rotated-out secret keeps verifying (DESIGN.md 6.2). */
@@ -82,20 +84,50 @@ export class WebhookEndpointsService {
     return (await resource.transaction((tx) => resource.lockIn(tx, uuid))) as StoredEndpoint;
   }
 
-  async revealSecret(uuid: string): Promise<{ secret: string }> {
-    return { secret: decryptSecret((await this.stored(uuid)).secret, this.config.appKey) };
+  /**
+   * The endpoint's secrets, opened with APP_KEY or APP_KEY_PREVIOUS (and re-encrypted under APP_KEY when the
+   * previous key opened them); 409 naming the endpoint when no key opens the current one.
+   */
+  private async open(endpoint: StoredEndpoint): Promise<OpenedSecrets> {
+    const resource = this.resource;
+    try {
+      return await openEndpointSecrets(endpoint, this.config, (sql, params) =>
+        resource.transaction((tx) => tx.sql.rows(sql, params)),
+      );
+    } catch (error) {
+      if (!(error instanceof UnreadableSecretError)) throw error;
+      throw ApiError.of(
+        409,
+        `${error.message}: set APP_KEY_PREVIOUS to the key it was saved with, or rotate the secret ` +
+          `(POST /int/v1/webhook-endpoints/${endpoint.uuid}/rotate-secret) to issue a new one.`,
+        { meta: { webhook_endpoint_uuid: endpoint.uuid } },
+      );
+    }
   }
 
-  /** A new current secret; the old one keeps verifying (and is signed with) for 24 h. */
+  /** The secrets a send to this endpoint is signed with right now. */
+  async secretsOf(endpoint: StoredEndpoint): Promise<string[]> {
+    return validSecrets(await this.open(endpoint));
+  }
+
+  async revealSecret(uuid: string): Promise<{ secret: string }> {
+    return { secret: (await this.open(await this.stored(uuid))).current };
+  }
+
+  /**
+   * A new current secret; the old one keeps verifying (and is signed with) for 24 h. An old secret no key
+   * opens is dropped rather than kept: rotating is how an endpoint recovers from a lost APP_KEY.
+   */
   async rotateSecret(uuid: string): Promise<{ webhook_endpoint: EndpointRecord & { secret: string } }> {
     const resource = this.resource;
     const secret = generateSecret();
     const record = await resource.transaction(async (tx) => {
       const before = await resource.lockIn(tx, uuid);
+      const old = openSecret(before.secret as string, this.config);
       return resource.setColumnsIn(tx, uuid, {
         secret: encryptSecret(secret, this.config.appKey),
-        previous_secret: before.secret,
-        previous_secret_expires_at: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
+        previous_secret: old ? (old.resealed ?? before.secret) : null,
+        previous_secret_expires_at: old ? new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS) : null,
       });
     });
     return { webhook_endpoint: { ...record, secret } };

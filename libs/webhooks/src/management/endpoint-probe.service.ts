@@ -55,16 +55,23 @@ export class EndpointProbeService {
     }
     const endpoint = await this.endpoints.stored(uuid);
     const envelope = this.testEnvelope(event, request.data ?? this.exampleData(request.event));
-    const attempt = await this.sender.send(endpoint, envelope.id, JSON.stringify(envelope));
+    const secrets = await this.endpoints.secretsOf(endpoint);
+    const attempt = await this.sender.sendSigned(
+      endpoint.url,
+      secrets,
+      envelope.id,
+      JSON.stringify(envelope),
+    );
     return { webhook_request_log: await this.logTest(endpoint, envelope, attempt) };
   }
 
   /** `POST …/verify`: a signed challenge the endpoint must echo; success sets `verified_at`. */
   async verify(uuid: string) {
     const endpoint = await this.endpoints.stored(uuid);
+    const secrets = await this.endpoints.secretsOf(endpoint);
     const challenge = randomBytes(24).toString('base64url');
     const body = JSON.stringify({ type: 'webhook.verification', challenge });
-    const attempt = await this.sender.send(endpoint, newEventId(), body);
+    const attempt = await this.sender.sendSigned(endpoint.url, secrets, newEventId(), body);
     const problem = challengeProblem(attempt, challenge);
     if (problem) {
       throw ApiError.of(

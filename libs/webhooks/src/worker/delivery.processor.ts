@@ -59,12 +59,10 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       return;
     }
     const attempt = data.attempts + job.attemptsMade + 1;
-    const result = await this.sender.sendSigned(
-      endpoint.url,
-      this.endpoints.secrets(endpoint),
-      data.eventId,
-      data.body,
-    );
+    // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
+    const result = endpoint.unreadableSecret
+      ? this.sender.unsent(endpoint.url, data.body, `secret: ${endpoint.unreadableSecret}`, false)
+      : await this.sender.sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body);
     const schedule = this.config.webhooks.retrySchedule;
     const final = result.status === 'successful' || result.permanent || attempt >= maxAttempts(schedule);
     const delayMs = final ? 0 : retryDelay(schedule, attempt, result.retryAfterMs);

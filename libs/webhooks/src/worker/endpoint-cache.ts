@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { decryptSecret } from '../endpoints/secrets';
+import { openEndpointSecrets } from '../endpoints/endpoint-secrets';
+import { UnreadableSecretError } from '../endpoints/secrets';
 
 export interface CachedEndpoint {
   uuid: string;
@@ -13,6 +14,8 @@ export interface CachedEndpoint {
   secrets: string[];
   /** When the previous secret stops being valid (ms), if there is one. */
   previousExpires: number;
+  /** Set when no configured key opens the current secret: nothing can be signed, so nothing is sent. */
+  unreadableSecret?: string;
   loadedAt: number;
 }
 
@@ -25,6 +28,7 @@ const MAX_AGE_MS = 5_000;
 @Injectable()
 export class EndpointCache {
   private readonly entries = new Map<string, Promise<CachedEndpoint | undefined>>();
+  private readonly logger = new Logger('delivery');
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -53,19 +57,30 @@ export class EndpointCache {
       [uuid],
     );
     if (!row) return undefined;
-    const previousExpires = row.previous_secret_expires_at
-      ? new Date(row.previous_secret_expires_at).getTime()
-      : 0;
-    return {
-      uuid: row.uuid,
-      url: row.url,
-      status: row.status,
-      version: Number(row.version),
-      secrets: [row.secret, row.previous_secret]
-        .filter(Boolean)
-        .map((secret) => decryptSecret(secret, this.config.appKey)),
-      previousExpires,
-      loadedAt: Date.now(),
-    };
+    const endpoint = { uuid: row.uuid, url: row.url, status: row.status, version: Number(row.version) };
+    try {
+      const opened = await openEndpointSecrets(row, this.config, (sql, params) =>
+        this.dataSource.query(sql, params),
+      );
+      return {
+        ...endpoint,
+        secrets: opened.previous === undefined ? [opened.current] : [opened.current, opened.previous],
+        previousExpires: opened.previousExpires,
+        loadedAt: Date.now(),
+      };
+    } catch (error) {
+      if (!(error instanceof UnreadableSecretError)) throw error;
+      this.logger.error({
+        msg: 'webhook endpoint secret cannot be decrypted: set APP_KEY_PREVIOUS to the key it was saved with, or rotate the secret',
+        endpoint: row.uuid,
+      });
+      return {
+        ...endpoint,
+        secrets: [],
+        previousExpires: 0,
+        unreadableSecret: error.message,
+        loadedAt: Date.now(),
+      };
+    }
   }
 }
