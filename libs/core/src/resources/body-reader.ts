@@ -146,6 +146,14 @@ export function readWriteBody(def: ResourceDefinition, body: unknown, partial: b
       toOne.set(embed, raw === null ? null : nested(embed, raw, pointer, false, errors));
     } else if (!Array.isArray(raw)) {
       errors.push(errorObject(422, `${embed.property} must be an array.`, { source: { pointer } }));
+    } else if (raw.length > embed.maxItems) {
+      errors.push(
+        errorObject(
+          422,
+          `${embed.property} may hold at most ${embed.maxItems} items in one write (got ${raw.length}).`,
+          { source: { pointer } },
+        ),
+      );
     } else {
       toMany.set(
         embed,

@@ -16,6 +16,8 @@ export interface EmbedInfo {
   /** one: the local `<property>_uuid` column; many: the child's column pointing back at our uuid. */
   column: string;
   target: () => ResourceDefinition;
+  /** many: the most items one write may give the list (ResourceModelOptions.maxEmbedded). */
+  maxItems: number;
 }
 
 export interface ReferenceInfo {

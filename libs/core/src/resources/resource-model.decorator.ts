@@ -8,6 +8,11 @@ export interface ResourceModelOptions {
   searchable?: string[];
   /** Relations serialised inside every record (to-one and to-many), loaded in one query each. */
   embed?: string[];
+  /**
+   * The most items one write may give an embedded to-many list (default 100, MAX_EMBEDDED_ITEMS); more is
+   * a 422 pointing at the list. Bounds the work of one request.
+   */
+  maxEmbedded?: number;
   /** Columns never serialised nor filterable (e.g. secrets). */
   hidden?: string[];
   /**
@@ -23,6 +28,9 @@ export interface ResourceModelOptions {
    */
   events?: boolean;
 }
+
+/** The default bound of an embedded to-many list in one write. */
+export const MAX_EMBEDDED_ITEMS = 100;
 
 export interface ResourceModelMetadata extends ResourceModelOptions {
   name: string;

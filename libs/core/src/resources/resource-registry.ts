@@ -5,7 +5,7 @@ import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { pluralPath, rootKeys } from './naming';
 import { ColumnInfo, ColumnKind, EmbedInfo, ReferenceInfo, ResourceDefinition } from './resource-definition';
-import { resourceModel } from './resource-model.decorator';
+import { MAX_EMBEDDED_ITEMS, resourceModel } from './resource-model.decorator';
 
 function columnKind(column: ColumnMetadata): ColumnKind {
   const type = column.type;
@@ -88,11 +88,23 @@ export class ResourceRegistry {
       if (!relation) throw new Error(`${metadata.name} embeds "${property}", which is not a relation`);
       const target = () => this.forEntity(relation.inverseEntityMetadata.target as object);
       if (relation.isManyToOne || relation.isOneToOneOwner) {
-        return { property, kind: 'one', column: relation.joinColumns[0].databaseName, target };
+        return {
+          property,
+          kind: 'one',
+          column: relation.joinColumns[0].databaseName,
+          target,
+          maxItems: 1,
+        };
       }
       const back = relation.inverseRelation?.joinColumns[0]?.databaseName;
       if (!back) throw new Error(`${metadata.name}.${property} needs an inverse relation with a join column`);
-      return { property, kind: 'many', column: back, target };
+      return {
+        property,
+        kind: 'many',
+        column: back,
+        target,
+        maxItems: model.maxEmbedded ?? MAX_EMBEDDED_ITEMS,
+      };
     });
     const references: ReferenceInfo[] = metadata.manyToOneRelations.map((relation) => {
       const target = relation.inverseEntityMetadata;

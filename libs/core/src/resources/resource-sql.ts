@@ -41,6 +41,11 @@ function bind(def: ResourceDefinition, params: Params, column: string, value: un
   return params.add(kind === 'json' && value !== null && value !== undefined ? JSON.stringify(value) : value);
 }
 
+/** A column name (from entity metadata, never a client) as a SQL string literal. */
+function literal(name: string): string {
+  return `'${name.replace(/'/g, "''")}'`;
+}
+
 /**
  * The only statements the resource layer runs. Every one is filtered by (or sets) `company_uuid`:
  * tenant scoping lives here and nowhere else.
@@ -64,6 +69,18 @@ export const scopedSql = {
       scoped ? [uuid, company] : [uuid],
     );
     return rows.length > 0;
+  },
+
+  /** Which of `uuids` exist in `table` (in `company`'s rows when it is scoped): one statement for all. */
+  async existing(sql: Sql, table: string, company: string | null, uuids: string[]): Promise<Set<string>> {
+    const valid = uuids.filter((uuid) => UUID.test(uuid));
+    if (!valid.length) return new Set();
+    const scoped = company !== null;
+    const rows = await sql.rows(
+      `SELECT "uuid" FROM ${ident(table)} WHERE "uuid" = ANY($1::uuid[])${scoped ? ' AND "company_uuid" = $2' : ''}`,
+      scoped ? [valid, company] : [valid],
+    );
+    return new Set(rows.map((row) => String(row.uuid)));
   },
 
   async whereIn(
@@ -91,6 +108,66 @@ export const scopedSql = {
       params.values,
     );
     return row;
+  },
+
+  /**
+   * Inserts many records with one statement (a column a record leaves out gets its DEFAULT) and returns
+   * their rows in the order given.
+   */
+  async insertMany(sql: Sql, def: ResourceDefinition, company: string, list: Record<string, unknown>[]) {
+    if (!list.length) return [];
+    const params = new Params();
+    const columns = [...new Set(list.flatMap((values) => Object.keys(values)))];
+    const companyParam = params.add(company);
+    const tuples = list.map(
+      (values) =>
+        `(${[
+          ...columns.map((column) =>
+            Object.hasOwn(values, column) ? bind(def, params, column, values[column]) : 'DEFAULT',
+          ),
+          companyParam,
+        ].join(', ')})`,
+    );
+    const rows = await sql.rows(
+      `INSERT INTO ${ident(def.table)} (${[...columns, 'company_uuid'].map(ident).join(', ')})
+       VALUES ${tuples.join(', ')} RETURNING *`,
+      params.values,
+    );
+    // Serial ids follow the VALUES order.
+    return rows.sort((a, b) => Number(a.id) - Number(b.id));
+  },
+
+  /**
+   * Updates many records with one statement, each with its own columns: `changes` holds, per uuid, the
+   * columns to set; the values travel as one JSON array read back with the table's own row type.
+   */
+  async updateMany(
+    sql: Sql,
+    def: ResourceDefinition,
+    company: string,
+    changes: { uuid: string; values: Record<string, unknown> }[],
+  ) {
+    if (!changes.length) return [];
+    const columns = [...new Set(changes.flatMap((change) => Object.keys(change.values)))];
+    const table = ident(def.table);
+    const sets = columns.map(
+      (column) =>
+        `${ident(column)} = CASE WHEN v."__set" ? ${literal(column)} THEN v.${ident(column)} ELSE t.${ident(column)} END`,
+    );
+    return sql.rows(
+      `UPDATE ${table} t SET ${[...sets, '"updated_at" = now()'].join(', ')}
+       FROM (SELECT e.j AS "__set", r.* FROM jsonb_array_elements($1::jsonb) AS e(j),
+             jsonb_populate_record(NULL::${table}, e.j) AS r) v
+       WHERE t."uuid" = v."uuid" AND t."company_uuid" = $2 RETURNING t.*`,
+      [JSON.stringify(changes.map((change) => ({ ...change.values, uuid: change.uuid }))), company],
+    );
+  },
+
+  async deleteMany(sql: Sql, def: ResourceDefinition, company: string, uuids: string[]) {
+    await sql.rows(`DELETE FROM ${ident(def.table)} WHERE "uuid" = ANY($1::uuid[]) AND "company_uuid" = $2`, [
+      uuids,
+      company,
+    ]);
   },
 
   async update(

@@ -113,7 +113,8 @@ export class ResourceService {
   async remove(uuid: string) {
     return this.transaction(async (tx) => {
       const row = await this.require(tx.sql, tx.companyUuid, uuid, true);
-      return this.wrap(await this.deleteIn(tx, this.def, row));
+      const [record] = await this.deleteAllIn(tx, this.def, [row]);
+      return this.wrap(record);
     });
   }
 
@@ -163,8 +164,9 @@ export class ResourceService {
    * Clears `column` on the caller's records that point at `uuid`, each as an update (hooks run, `.updated`
    * is emitted with the change), so the foreign key's ON DELETE SET NULL never changes a record silently.
    */
-  async unlinkIn(tx: WriteTransaction, column: string, uuid: string): Promise<void> {
-    for (const row of await this.findAllIn(tx, column, uuid)) {
+  async unlinkIn(tx: WriteTransaction, column: string, uuids: string[]): Promise<void> {
+    const rows = await scopedSql.whereIn(tx.sql, this.def, tx.companyUuid, column, uuids, true);
+    for (const row of rows) {
       await this.updateIn(tx, row, { values: { [column]: null }, toOne: new Map(), toMany: new Map() });
     }
   }
@@ -238,18 +240,26 @@ export class ResourceService {
     return record;
   }
 
-  private async deleteIn(tx: WriteTransaction, def: ResourceDefinition, row: Row): Promise<Record_> {
-    await this.hooksOf(def)?.beforeDelete?.(tx, row);
-    for (const { service, column } of this.referrersOf(def)) await service.unlinkIn(tx, column, row.uuid);
-    const [record] = await this.serialize(tx.sql, def, tx.companyUuid, [row]);
-    await scopedSql.delete(tx.sql, def, tx.companyUuid, row.uuid);
-    for (const embed of def.embeds.filter((e) => e.kind === 'many')) {
-      for (const child of record[embed.property] as Record_[]) {
-        await this.recordChange(tx, { resource: embed.target(), action: 'deleted', record: child });
+  /**
+   * Deletes records of one resource with a constant number of statements: hooks run per record, records
+   * pointing at them are unlinked, and each record (and each of its embedded children) emits `.deleted`.
+   */
+  private async deleteAllIn(tx: WriteTransaction, def: ResourceDefinition, rows: Row[]): Promise<Record_[]> {
+    const hooks = this.hooksOf(def);
+    if (hooks?.beforeDelete) for (const row of rows) await hooks.beforeDelete(tx, row);
+    const uuids = rows.map((row) => row.uuid as string);
+    for (const { service, column } of this.referrersOf(def)) await service.unlinkIn(tx, column, uuids);
+    const records = await this.serialize(tx.sql, def, tx.companyUuid, rows);
+    await scopedSql.deleteMany(tx.sql, def, tx.companyUuid, uuids);
+    for (const record of records) {
+      for (const embed of def.embeds.filter((e) => e.kind === 'many')) {
+        for (const child of record[embed.property] as Record_[]) {
+          await this.recordChange(tx, { resource: embed.target(), action: 'deleted', record: child });
+        }
       }
+      await this.recordChange(tx, { resource: def, action: 'deleted', record });
     }
-    await this.recordChange(tx, { resource: def, action: 'deleted', record });
-    return record;
+    return records;
   }
 
   /** Records a change for the outbox and runs its resource's `afterWrite` hook (domain events). */
@@ -291,7 +301,12 @@ export class ResourceService {
     }
   }
 
-  /** Makes the children of `parent` exactly `items`: update by uuid, create the new, delete the rest. */
+  /**
+   * Makes the children of `parent` exactly `items`: update by uuid, create the new, delete the rest — with a
+   * constant number of statements whatever the number of children (one reference check per column, one
+   * INSERT, one UPDATE, one DELETE, and the reads that serialise them). Hooks still run, and each child
+   * change is still its own event, recorded in the order of `items`, deletions last.
+   */
   private async syncChildren(
     tx: WriteTransaction,
     embed: EmbedInfo,
@@ -301,64 +316,111 @@ export class ResourceService {
   ) {
     const target = embed.target();
     const current = new Map(existing.map((child) => [child.uuid as string, child]));
-    let changed = false;
     const kept = new Set<string>();
+    const updates: { child: Row; item: NestedItem }[] = [];
+    const creates: NestedItem[] = [];
     for (const item of items) {
-      if (item.uuid !== undefined) {
-        const child = current.get(item.uuid);
-        if (!child || kept.has(item.uuid)) {
-          throw ApiError.invalid(
-            `${item.pointer}/uuid`,
-            `${item.uuid} is not a ${target.name} of this ${this.def.name}.`,
-          );
-        }
-        kept.add(item.uuid);
-        changed = (await this.updateChild(tx, target, child, item)) || changed;
-      } else {
-        const values = { ...item.values, [embed.column]: parent.uuid };
-        await this.checkReferences(tx, target, values, item.pointer, embed.column);
-        await this.hooksOf(target)?.beforeCreate?.(tx, values);
-        const row = await scopedSql.insert(tx.sql, target, tx.companyUuid, values);
-        await this.recordChange(tx, {
-          resource: target,
-          action: 'created',
-          record: await this.serializeOne(tx.sql, tx.companyUuid, row, target),
-        });
-        changed = true;
+      if (item.uuid === undefined) {
+        creates.push(item);
+        continue;
       }
+      const child = current.get(item.uuid);
+      if (!child || kept.has(item.uuid)) {
+        throw ApiError.invalid(
+          `${item.pointer}/uuid`,
+          `${item.uuid} is not a ${target.name} of this ${this.def.name}.`,
+        );
+      }
+      kept.add(item.uuid);
+      updates.push({ child, item });
     }
-    for (const [uuid, child] of current) {
-      if (kept.has(uuid)) continue;
-      await this.deleteIn(tx, target, child);
-      changed = true;
+    const updated = await this.updateChildren(tx, target, updates);
+    const created = await this.createChildren(tx, target, creates, embed.column, parent.uuid as string);
+    // Events in the order the client listed the children.
+    for (const item of items) {
+      const change = item.uuid === undefined ? created.get(item) : updated.get(item);
+      if (change) await this.recordChange(tx, change);
     }
-    return changed;
+    const removed = existing.filter((child) => !kept.has(child.uuid));
+    if (removed.length) await this.deleteAllIn(tx, target, removed);
+    return updated.size > 0 || creates.length > 0 || removed.length > 0;
   }
 
+  /** Creates the children of `parentUuid` with one INSERT; returns the `.created` change of each item. */
+  private async createChildren(
+    tx: WriteTransaction,
+    target: ResourceDefinition,
+    items: NestedItem[],
+    parentColumn: string,
+    parentUuid: string,
+  ): Promise<Map<NestedItem, ResourceChange>> {
+    const changes = new Map<NestedItem, ResourceChange>();
+    if (!items.length) return changes;
+    const values = items.map((item) => ({ ...item.values, [parentColumn]: parentUuid }));
+    await this.checkReferencesOf(
+      tx,
+      target,
+      items.map((item, i) => ({ values: values[i], pointer: item.pointer })),
+      parentColumn,
+    );
+    const hooks = this.hooksOf(target);
+    if (hooks?.beforeCreate) for (const value of values) await hooks.beforeCreate(tx, value);
+    const rows = await scopedSql.insertMany(tx.sql, target, tx.companyUuid, values);
+    const records = await this.serialize(tx.sql, target, tx.companyUuid, rows);
+    items.forEach((item, i) =>
+      changes.set(item, { resource: target, action: 'created', record: records[i] }),
+    );
+    return changes;
+  }
+
+  /** Updates children with one UPDATE (each with its own changed columns); returns the `.updated` changes. */
+  private async updateChildren(
+    tx: WriteTransaction,
+    target: ResourceDefinition,
+    pairs: { child: Row; item: NestedItem }[],
+  ): Promise<Map<NestedItem, ResourceChange>> {
+    const result = new Map<NestedItem, ResourceChange>();
+    if (!pairs.length) return result;
+    await this.checkReferencesOf(
+      tx,
+      target,
+      pairs.map(({ item }) => item),
+    );
+    const hooks = this.hooksOf(target);
+    if (hooks?.beforeUpdate) {
+      for (const { child, item } of pairs) await hooks.beforeUpdate(tx, child, item.values);
+    }
+    const diffs = pairs
+      .map(({ child, item }) => ({ child, item, changes: diff(child, item.values) }))
+      .filter(({ changes }) => Object.keys(changes).length > 0);
+    const rows = await scopedSql.updateMany(
+      tx.sql,
+      target,
+      tx.companyUuid,
+      diffs.map(({ child, item, changes }) => ({
+        uuid: child.uuid as string,
+        values: pick(item.values, Object.keys(changes)),
+      })),
+    );
+    const records = await this.serialize(tx.sql, target, tx.companyUuid, rows);
+    const byUuid = new Map(records.map((record) => [record.uuid as string, record]));
+    for (const { child, item, changes } of diffs) {
+      const record = byUuid.get(child.uuid as string)!;
+      for (const column of Object.keys(changes)) changes[column][1] = record[column];
+      result.set(item, { resource: target, action: 'updated', record, changes });
+    }
+    return result;
+  }
+
+  /** An embedded to-one record given by uuid: updated like any child (hooks, diff, `.updated` if changed). */
   private async updateChild(
     tx: WriteTransaction,
     target: ResourceDefinition,
     child: Row,
     item: NestedItem,
-  ): Promise<boolean> {
-    await this.checkReferences(tx, target, item.values, item.pointer);
-    await this.hooksOf(target)?.beforeUpdate?.(tx, child, item.values);
-    const changes: Record<string, [unknown, unknown]> = {};
-    for (const [column, value] of Object.entries(item.values)) {
-      if (!sameValue(child[column], value)) changes[column] = [child[column], value];
-    }
-    if (!Object.keys(changes).length) return false;
-    const row = await scopedSql.update(
-      tx.sql,
-      target,
-      tx.companyUuid,
-      child.uuid,
-      pick(item.values, Object.keys(changes)),
-    );
-    const record = await this.serializeOne(tx.sql, tx.companyUuid, row, target);
-    for (const column of Object.keys(changes)) changes[column][1] = record[column];
-    await this.recordChange(tx, { resource: target, action: 'updated', record, changes });
-    return true;
+  ): Promise<void> {
+    const change = (await this.updateChildren(tx, target, [{ child, item }])).get(item);
+    if (change) await this.recordChange(tx, change);
   }
 
   /** `*_uuid` values must name a record of the caller's company; anything else is a 422, never adopted. */
@@ -369,15 +431,30 @@ export class ResourceService {
     pointer: string,
     trusted?: string,
   ) {
+    await this.checkReferencesOf(tx, def, [{ values, pointer }], trusted);
+  }
+
+  /** The same for many records at once: one statement per reference column, whatever their number. */
+  private async checkReferencesOf(
+    tx: WriteTransaction,
+    def: ResourceDefinition,
+    items: { values: Record_; pointer: string }[],
+    trusted?: string,
+  ) {
     const errors: ErrorObject[] = [];
     for (const reference of def.references) {
-      const value = values[reference.column];
-      if (value === undefined || value === null || reference.column === trusted) continue;
-      const found =
-        typeof value === 'string' &&
-        UUID.test(value) &&
-        (await scopedSql.exists(tx.sql, reference.table, reference.scoped ? tx.companyUuid : null, value));
-      if (!found) {
+      if (reference.column === trusted) continue;
+      const given = items.filter(({ values }) => values[reference.column] != null);
+      if (!given.length) continue;
+      const found = await scopedSql.existing(
+        tx.sql,
+        reference.table,
+        reference.scoped ? tx.companyUuid : null,
+        given.map(({ values }) => values[reference.column]).filter((v): v is string => typeof v === 'string'),
+      );
+      for (const { values, pointer } of given) {
+        const value = values[reference.column];
+        if (typeof value === 'string' && found.has(value.toLowerCase())) continue;
         errors.push(
           errorObject(422, `${reference.column} does not refer to a ${reference.resource} of your company.`, {
             source: { pointer: `${pointer}/${reference.column}` },
@@ -451,6 +528,15 @@ function strip(def: ResourceDefinition, row: Row): Record_ {
   const record: Record_ = {};
   for (const column of def.columns.keys()) record[column] = row[column];
   return record;
+}
+
+/** `{column: [before, after]}` of the values that differ from the row. */
+function diff(row: Row, values: Record_): Record<string, [unknown, unknown]> {
+  const changes: Record<string, [unknown, unknown]> = {};
+  for (const [column, value] of Object.entries(values)) {
+    if (!sameValue(row[column], value)) changes[column] = [row[column], value];
+  }
+  return changes;
 }
 
 function pick(values: Record_, keys: string[]): Record_ {
