@@ -100,8 +100,10 @@ export function hostNameRefusal(hostname: string): Refusal {
 /** Raw-text rules: what a lenient parser would silently rewrite is refused rather than stored verbatim. */
 function textRefusal(raw: string): Refusal {
   if (raw.includes('\\')) return 'URLs may not contain a backslash';
+  // Tabs and line breaks are silently dropped by URL parsers, leading/trailing spaces trimmed.
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return 'URLs may not contain spaces or control characters';
+  if (/[\u0000-\u001f\u007f]/.test(raw) || raw.trim() !== raw)
+    return 'URLs may not contain control characters or surrounding spaces';
   const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw)?.[1];
   if (authority === undefined) return 'not a valid URL';
   if (authority.includes('@')) return 'URLs may not carry credentials';
