@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { errorObject } from './api-error';
 import { checkQuery, parseJsonBody } from './input-guard';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 export const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -22,12 +25,52 @@ function isJson(contentType: string | undefined): boolean {
   return contentType !== undefined && JSON_TYPE.test(contentType);
 }
 
+const errorBody = (status: number, detail: string) =>
+  JSON.stringify({ errors: [errorObject(status, detail)] });
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers too large, malformed): answered in
+ * the error format like everything else, then the connection is closed as Node would.
+ */
+function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers (or the URL) are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive.']
+        : [400, 'The request is not valid HTTP.'];
+  const body = errorBody(status, detail);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
 export function createFastifyAdapter(logger: object): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     loggerInstance: logger as never,
     trustProxy: true,
+    clientErrorHandler,
+    // Router-level refusals (a path that is not valid percent-encoding, an over-long path parameter).
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const status = tooLong ? 414 : 400;
+      void reply
+        .status(status)
+        .type('application/json; charset=utf-8')
+        .send(
+          errorBody(
+            status,
+            tooLong ? 'A path segment is too long.' : 'The URL path is not valid percent-encoded UTF-8.',
+          ),
+        );
+    },
   });
 }
 
