@@ -471,13 +471,26 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
     failures: [],
     elapsedMs: 0,
   };
+  // The key each company fuzzes with is never its own path parameter: revoking it would turn the rest of
+  // the run into 401s. Another company may still try (and must get a 404).
+  const inUse = new Set(
+    (
+      await target.query(
+        `SELECT DISTINCT ON (company_uuid) uuid::text AS uuid FROM api_keys
+         WHERE company_uuid = ANY($1::uuid[]) ORDER BY company_uuid, created_at, id`,
+        [target.companies.map((company) => company.uuid)],
+      )
+    ).map((row) => row.uuid as string),
+  );
   const pools = new Map<string, string[]>();
+  const othersPools = new Map<string, string[]>();
   const refreshPools = async () => {
     pools.clear();
+    othersPools.clear();
     for (const row of await target.query(db.owned)) {
-      const list = pools.get(row.company) ?? [];
-      list.push(row.uuid);
-      pools.set(row.company, list);
+      (othersPools.get(row.company) ?? othersPools.set(row.company, []).get(row.company)!).push(row.uuid);
+      if (inUse.has(row.uuid)) continue;
+      (pools.get(row.company) ?? pools.set(row.company, []).get(row.company)!).push(row.uuid);
     }
   };
   await refreshPools();
@@ -502,7 +515,9 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
       const param =
         'value' in given
           ? given.value
-          : pick(pools.get((given.kind === 'own' ? company : other).uuid), given.index);
+          : given.kind === 'own'
+            ? pick(pools.get(company.uuid), given.index)
+            : pick(othersPools.get(other.uuid), given.index);
       const path = operation.path.replace(/\{[^}]+\}/g, () => encode(param));
       const search = plan.query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
       const url = `${path}${search ? `?${search}` : ''}`;

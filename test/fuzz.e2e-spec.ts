@@ -42,6 +42,8 @@ describe('fuzz: every operation of /docs-json with hostile input, both companies
     const report = await fuzz(target, { seed: SEED, requests: REQUESTS, timeLimitMs: 45_000 });
     expect(report.failures).toEqual([]);
     expect(report.requests).toBeGreaterThan(100);
+    // Both companies stayed authenticated (the key in use is never revoked by the run itself).
+    expect(report.statuses['401'] ?? 0).toBeLessThan(report.requests / 10);
     // The run reached the api's refusals, not just its happy paths.
     expect(Object.keys(report.statuses)).toEqual(expect.arrayContaining(['400', '404', '422']));
   }, 90_000);
