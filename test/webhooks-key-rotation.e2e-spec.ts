@@ -1,4 +1,4 @@
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { AppConfig } from '@wharf/core';
 import { decryptSecret, encryptSecret } from '@wharf/webhooks';
 import { TestCompany, createCompany } from './support/accounts';
@@ -64,8 +64,9 @@ describe('webhooks: APP_KEY rotation', () => {
     expect(row.previous_secret).toBeNull();
   });
 
-  it('the worker logs an attempt naming the secret problem instead of failing obscurely', async () => {
+  it('the worker logs an error line and an attempt naming the endpoint instead of failing obscurely', async () => {
     const uuid = await endpointUnderOldKey('whsec_' + Buffer.alloc(32, 7).toString('base64'));
+    const logged = jest.spyOn(Logger.prototype, 'error');
     const worker: INestApplicationContext = await startWorker(config);
     try {
       await http(api.url, 'POST', '/inventory/int/v1/warehouses', {
@@ -82,7 +83,11 @@ describe('webhooks: APP_KEY rotation', () => {
       }, 30_000);
       expect(log.response_status).toBeNull();
       expect(log.error).toMatch(new RegExp(`^secret: .*${uuid}.*APP_KEY_PREVIOUS`));
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({ msg: expect.stringMatching(/cannot be decrypted/), endpoint: uuid }),
+      );
     } finally {
+      logged.mockRestore();
       await worker.close();
     }
   });
