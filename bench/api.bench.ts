@@ -1,20 +1,27 @@
 import 'reflect-metadata';
-import { fork } from 'node:child_process';
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { AccountsService, dataSourceOptions } from '@wharf/core';
 import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
-import { benchConfig, sleep, startProcess, stopProcess, withBenchDatabase } from './bench-support';
+import {
+  benchConfig,
+  forkScript,
+  sleep,
+  startProcess,
+  stopProcess,
+  withBenchDatabase,
+} from './bench-support';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WAREHOUSES = Number(process.env.BENCH_WAREHOUSES ?? 10_000);
-const API_PORT = 3911;
-const BASELINE_PORT = 3912;
+const PORTS = { api: 3911, limit: 3912, peer: 3913 } as const;
+type Side = keyof typeof PORTS;
+const SIDES = Object.keys(PORTS) as Side[];
 
 interface Measure {
   rps: number;
@@ -144,6 +151,36 @@ async function waitFor(url: string) {
   throw new Error(`${url} did not come up`);
 }
 
+/** Paths where two JSON documents differ (`id` aside, which the api may not send yet). */
+function differences(a: unknown, b: unknown, path = ''): string[] {
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    keys.delete('id');
+    return [...keys].flatMap((key) =>
+      differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`),
+    );
+  }
+  return a === b ? [] : [`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`];
+}
+
+/** The references only count if they answer what the api answers: compare one record and one page. */
+async function compareShapes(targets: Record<Side, string>, key: string, uuid: string) {
+  const headers = { authorization: `Bearer ${key}` };
+  for (const path of [
+    `/inventory/int/v1/warehouses/${uuid}`,
+    '/inventory/int/v1/warehouses?limit=5&sort=name&city=City%207',
+  ]) {
+    const bodies = await Promise.all(
+      SIDES.map((side) => fetch(`${targets[side]}${path}`, { headers }).then((r) => r.json())),
+    );
+    for (const [i, side] of SIDES.entries()) {
+      const diff = differences(bodies[0], bodies[i]);
+      if (diff.length)
+        process.stdout.write(`shape: ${side} differs from api on ${path}: ${diff.slice(0, 5).join('; ')}\n`);
+    }
+  }
+}
+
 async function main() {
   const { config, env } = benchConfig();
   await withBenchDatabase(config, async () => {
@@ -152,22 +189,29 @@ async function main() {
     const { company, api_key } = await new AccountsService(dataSource).createCompany('Bench');
     const uuids = await seed(dataSource, company.uuid);
 
-    const api = startProcess('api', { ...env, PORT: String(API_PORT) });
-    const baseline = fork(join(__dirname, 'baseline', 'server.js'), [], {
-      env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: String(BASELINE_PORT) },
-      stdio: 'inherit',
-    });
-    await waitFor(`http://127.0.0.1:${API_PORT}/health`);
-    await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`);
-    const targets = { api: `http://127.0.0.1:${API_PORT}`, baseline: `http://127.0.0.1:${BASELINE_PORT}` };
+    const api = startProcess('api', { ...env, PORT: String(PORTS.api) });
+    // The two references of issue 19: one round trip per route (limit) and stock NestJS (peer).
+    const reference = (name: 'limit' | 'peer') =>
+      forkScript(join(__dirname, 'references', `${name}.server.js`), {
+        DATABASE_URL: config.databaseUrl,
+        PORT: String(PORTS[name]),
+      });
+    const processes = { api, limit: reference('limit'), peer: reference('peer') };
+    const targets = Object.fromEntries(
+      SIDES.map((side) => [side, `http://127.0.0.1:${PORTS[side]}`]),
+    ) as Record<Side, string>;
+    await waitFor(`${targets.api}/health`);
+    await waitFor(`${targets.limit}/`);
+    await waitFor(`${targets.peer}/`);
     const plan = routes(api_key, uuids);
-    const results: Record<string, { api: Measure[]; baseline: Measure[] }> = {};
+    await compareShapes(targets, api_key, uuids[0]);
+    const results: Record<string, Record<Side, Measure[]>> = {};
 
     for (const [name, options] of Object.entries(plan)) {
-      results[name] = { api: [], baseline: [] };
+      results[name] = { api: [], limit: [], peer: [] };
       for (let round = 0; round < ROUNDS; round++) {
-        // Alternate which side goes first so drift (caches, autovacuum) hits both alike.
-        const order = round % 2 === 0 ? (['api', 'baseline'] as const) : (['baseline', 'api'] as const);
+        // Rotate which side goes first so drift (caches, autovacuum) hits all alike.
+        const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
         for (const side of order) results[name][side].push(await measure(targets[side], options));
       }
     }
@@ -184,10 +228,17 @@ async function main() {
       withEndpoints.push(await measure(targets.api, plan.POST));
     }
 
+    const ratio = (a: number, b: number) => Number((a / b).toFixed(3));
     const table = Object.entries(results).map(([route, r]) => {
-      const a = summarise(r.api);
-      const b = summarise(r.baseline);
-      return { route, api: a, baseline: b, ratio: Number((a.rps / b.rps).toFixed(3)) };
+      const [a, limit, peer] = [summarise(r.api), summarise(r.limit), summarise(r.peer)];
+      return {
+        route,
+        api: a,
+        limit,
+        peer,
+        ratio_to_limit: ratio(a.rps, limit.rps),
+        ratio_to_peer: ratio(a.rps, peer.rps),
+      };
     });
     const postWith = summarise(withEndpoints);
     const postWithout = table.find((row) => row.route === 'POST')!.api;
@@ -204,32 +255,30 @@ async function main() {
         ...postWith,
         ratio_to_post_without: Number((postWith.rps / postWithout.rps).toFixed(3)),
       },
-      api_peak_rss_mb: peakRssMb(api.pid!),
-      targets: {
-        'GET one': 0.75,
-        'GET list': 0.65,
-        POST: 0.6,
-        PUT: 0.6,
-        post_with_3_endpoints: 0.85,
-        api_peak_rss_mb: 250,
-      },
+      peak_rss_mb: Object.fromEntries(SIDES.map((side) => [side, peakRssMb(processes[side].pid!)])),
+      targets: { ratio_to_limit: 0.8, ratio_to_peer: 2, api_peak_rss_mb: 160, post_with_3_endpoints: 0.85 },
     };
-    process.stdout.write('route      api req/s  baseline req/s  ratio  api p50/p99 ms\n');
+    process.stdout.write('route      api req/s  limit req/s  peer req/s  ÷limit  ÷peer  api p50/p99 ms\n');
     for (const row of table) {
       process.stdout.write(
-        `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.baseline.rps).padStart(14)}  ${row.ratio.toFixed(2).padStart(5)}  ${row.api.p50_ms}/${row.api.p99_ms}\n`,
+        `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.limit.rps).padStart(11)}  ${String(row.peer.rps).padStart(10)}  ${row.ratio_to_limit.toFixed(2).padStart(6)}  ${row.ratio_to_peer.toFixed(2).padStart(5)}  ${row.api.p50_ms}/${row.api.p99_ms}\n`,
       );
     }
+    for (const row of table)
+      for (const side of SIDES)
+        if (row[side].errors)
+          process.stdout.write(`${row.route}: ${side} answered ${row[side].errors} errors\n`);
     process.stdout.write(
       `POST with 3 endpoints: ${postWith.rps} req/s (${result.post_with_3_endpoints.ratio_to_post_without} of POST without)\n`,
     );
-    process.stdout.write(`api peak RSS: ${result.api_peak_rss_mb} MB\n`);
+    process.stdout.write(
+      `peak RSS MB: ${SIDES.map((side) => `${side} ${result.peak_rss_mb[side]}`).join(' / ')}\n`,
+    );
     const dir = join(__dirname, '..', '..', 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2));
 
-    await stopProcess(api);
-    await stopProcess(baseline);
+    for (const child of Object.values(processes)) await stopProcess(child);
     await dataSource.destroy();
   });
 }
