@@ -1,6 +1,7 @@
 import { Pool, PoolClient } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
+import { recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
 import { Params, ident } from './sql';
 
@@ -196,7 +197,23 @@ export const scopedSql = {
     ]);
   },
 
-  async page(
+  /** One record as served, embeds included: one prepared statement. */
+  async findRecord(sql: Sql, def: ResourceDefinition, company: string, uuid: string) {
+    if (!UUID.test(uuid)) return undefined;
+    const [row] = await sql.rows(
+      `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
+       WHERE t."uuid" = $1 AND t."company_uuid" = $2`,
+      [uuid, company],
+      true,
+    );
+    return row?.record as Record<string, unknown> | undefined;
+  },
+
+  /**
+   * A page of records as served, embeds included, and the filtered total: one statement. The page is
+   * cut first (a top-N over the index of the sort when there is one) and only its rows are serialised.
+   */
+  async pageRecords(
     sql: Sql,
     def: ResourceDefinition,
     company: string,
@@ -207,20 +224,14 @@ export const scopedSql = {
     offset: number,
   ) {
     const conditions = [`t."company_uuid" = ${params.add(company)}`, ...where].join(' AND ');
-    const rows = await sql.rows(
-      `SELECT t.*, count(*) OVER() AS "__total" FROM ${ident(def.table)} t WHERE ${conditions}
-       ORDER BY ${orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`,
+    const table = ident(def.table);
+    const [row] = await sql.rows(
+      `SELECT (SELECT count(*) FROM ${table} t WHERE ${conditions}) AS "total",
+         (SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${orderBy})
+          FROM (SELECT t.* FROM ${table} t WHERE ${conditions}
+                ORDER BY ${orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}) t) AS "records"`,
       params.values,
     );
-    let total = rows.length ? Number(rows[0].__total) : 0;
-    if (!rows.length && offset > 0) {
-      const [count] = await sql.rows(
-        `SELECT count(*) AS "total" FROM ${ident(def.table)} t WHERE ${conditions}`,
-        params.values.slice(0, -2),
-      );
-      total = Number(count.total);
-    }
-    for (const row of rows) delete row.__total;
-    return { rows, total };
+    return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };
   },
 };

@@ -65,7 +65,7 @@ export class ResourceService {
     const company = RequestContext.companyUuid();
     const params = new Params();
     const { conditions, orderBy, limit, offset } = parseListQuery(query ?? {}, this.def, params);
-    const { rows, total } = await scopedSql.page(
+    const { records, total } = await scopedSql.pageRecords(
       this.reader,
       this.def,
       company,
@@ -75,7 +75,6 @@ export class ResourceService {
       limit,
       offset,
     );
-    const records = await this.serialize(this.reader, this.def, company, rows);
     return {
       [this.def.keys.plural]: records,
       meta: {
@@ -91,8 +90,9 @@ export class ResourceService {
 
   async find(uuid: string) {
     const company = RequestContext.companyUuid();
-    const row = await this.require(this.reader, company, uuid);
-    return this.wrap(await this.serializeOne(this.reader, company, row));
+    const record = await scopedSql.findRecord(this.reader, this.def, company, uuid);
+    if (!record) throw ApiError.notFound(`No ${this.def.name} with uuid "${uuid}".`);
+    return this.wrap(record);
   }
 
   // ---- writes --------------------------------------------------------------------------------
