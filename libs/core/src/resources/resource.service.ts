@@ -478,6 +478,11 @@ export class ResourceService {
   }
 
   private async serializeOne(sql: Sql, company: string, row: Row, def = this.def): Promise<Record_> {
+    // With embeds, reading the record back whole is one statement instead of one per relationship.
+    if (def.embeds.length) {
+      const record = await scopedSql.findRecord(sql, def, company, row.uuid);
+      if (record) return record;
+    }
     return (await this.serialize(sql, def, company, [row]))[0];
   }
 
