@@ -105,6 +105,7 @@ describe('list grammar (DESIGN.md 3)', () => {
         last_page: 1,
         from: 1,
         to: 12,
+        next_cursor: null,
       });
     });
 
@@ -119,6 +120,7 @@ describe('list grammar (DESIGN.md 3)', () => {
         last_page: 3,
         from: 1,
         to: 5,
+        next_cursor: expect.any(String),
       });
 
       const second = await list('limit=5&page=2');
@@ -130,6 +132,7 @@ describe('list grammar (DESIGN.md 3)', () => {
         last_page: 3,
         from: 6,
         to: 10,
+        next_cursor: expect.any(String),
       });
 
       const last = await list('limit=5&page=3');
@@ -141,6 +144,7 @@ describe('list grammar (DESIGN.md 3)', () => {
         last_page: 3,
         from: 11,
         to: 12,
+        next_cursor: null,
       });
 
       const beyond = await list('limit=5&page=4');
@@ -152,6 +156,7 @@ describe('list grammar (DESIGN.md 3)', () => {
         last_page: 3,
         from: null,
         to: null,
+        next_cursor: null,
       });
 
       expect(await names('limit=100')).toEqual(expected);
@@ -175,11 +180,27 @@ describe('list grammar (DESIGN.md 3)', () => {
     it('meta.total counts the filtered set, not the page', async () => {
       const res = await list('city=Austin&limit=2&sort=name');
       expect(res.body.warehouses.map((w: any) => w.name)).toEqual(['Alpha', 'Delta']);
-      expect(res.body.meta).toEqual({ total: 4, per_page: 2, current_page: 1, last_page: 2, from: 1, to: 2 });
+      expect(res.body.meta).toEqual({
+        total: 4,
+        per_page: 2,
+        current_page: 1,
+        last_page: 2,
+        from: 1,
+        to: 2,
+        next_cursor: expect.any(String),
+      });
       const none = await list('name=Nobody');
       expect(none.body).toEqual({
         warehouses: [],
-        meta: { total: 0, per_page: 30, current_page: 1, last_page: 1, from: null, to: null },
+        meta: {
+          total: 0,
+          per_page: 30,
+          current_page: 1,
+          last_page: 1,
+          from: null,
+          to: null,
+          next_cursor: null,
+        },
       });
     });
   });

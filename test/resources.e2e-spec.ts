@@ -182,6 +182,7 @@ describe('resources: the five routes, nested writes and validation', () => {
         last_page: 1,
         from: 1,
         to: uuids.length,
+        next_cursor: null,
       });
       expect(list.body[r.plural].find((item: any) => item.uuid === record.uuid)).toEqual(record);
 

@@ -29,12 +29,17 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       total: { type: 'integer' },
       per_page: { type: 'integer' },
-      current_page: { type: 'integer' },
+      current_page: { type: 'integer', nullable: true, description: 'null on a page reached by `cursor`.' },
       last_page: { type: 'integer' },
       from: { type: 'integer', nullable: true },
       to: { type: 'integer', nullable: true },
+      next_cursor: {
+        type: 'string',
+        nullable: true,
+        description: 'Pass as `cursor` (with the same `sort`) for the next page; null on the last page.',
+      },
     },
-    required: ['total', 'per_page', 'current_page', 'last_page', 'from', 'to'],
+    required: ['total', 'per_page', 'current_page', 'last_page', 'from', 'to', 'next_cursor'],
   },
   ErrorObject: {
     type: 'object',

@@ -38,6 +38,13 @@ export const ApiListParameters = () =>
       schema: { type: 'integer', minimum: 0 },
     }),
     ApiQuery({
+      name: 'cursor',
+      required: false,
+      description:
+        'Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`.',
+      schema: { type: 'string' },
+    }),
+    ApiQuery({
       name: 'sort',
       required: false,
       description: 'Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first.',

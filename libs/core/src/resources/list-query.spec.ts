@@ -74,12 +74,14 @@ function expectNoValuesInSql(sql: string[], values: unknown[]) {
 describe('parseListQuery', () => {
   it('defaults: no conditions, 30 per page from offset 0, newest first', () => {
     const parsed = parse({});
-    expect(parsed).toEqual({
+    expect(parsed).toMatchObject({
       conditions: [],
       orderBy: 't."created_at" DESC, t."id" DESC',
       limit: DEFAULT_LIMIT,
       offset: 0,
       values: [],
+      sort: '-created_at',
+      cursor: false,
     });
   });
 

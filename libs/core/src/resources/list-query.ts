@@ -1,4 +1,5 @@
 import { ApiError } from '../http/api-error';
+import { SortKey, afterCursor } from './list-cursor';
 import { ColumnInfo, ResourceDefinition } from './resource-definition';
 import { Params, ident, likePattern } from './sql';
 
@@ -12,6 +13,13 @@ export interface ListQuery {
   orderBy: string;
   limit: number;
   offset: number;
+  /** The sort as given (default `-created_at`) and its keys: what a keyset cursor continues. */
+  sort: string;
+  sortKeys: SortKey[];
+  /** Whether the page continues a cursor (meta then has no page numbers). */
+  cursor: boolean;
+  /** With a cursor: the condition that starts the page after it (not part of the total). */
+  seek?: string;
 }
 
 const OPERATORS = [
@@ -29,7 +37,7 @@ const OPERATORS = [
 type Operator = (typeof OPERATORS)[number] | '';
 const COMPARISON: Record<string, string> = { _gt: '>', _gte: '>=', _lt: '<', _lte: '<=' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const RESERVED = new Set(['limit', 'page', 'offset', 'sort', 'query']);
+const RESERVED = new Set(['limit', 'page', 'offset', 'sort', 'query', 'cursor']);
 
 function single(name: string, value: unknown): string {
   if (typeof value !== 'string')
@@ -120,25 +128,24 @@ function filter(name: string, raw: string, def: ResourceDefinition, params: Para
   }
 }
 
-function sortClause(raw: string, def: ResourceDefinition): string {
+function sortKeys(raw: string, def: ResourceDefinition): SortKey[] {
   const parts = raw.split(',').map((item) => item.trim());
   if (parts.some((part) => !part)) throw ApiError.badParameter('sort', 'sort has an empty item.');
-  return parts
-    .map((part) => {
-      let name = part;
-      let direction = 'ASC';
-      if (name.startsWith('-')) [name, direction] = [name.slice(1), 'DESC'];
-      const colon = /^(.*):(asc|desc)$/i.exec(name);
-      if (colon) [name, direction] = [colon[1], colon[2].toUpperCase()];
-      if (!def.columns.has(name) || def.columns.get(name)!.kind === 'json') {
-        throw ApiError.badParameter(
-          'sort',
-          `Cannot sort by "${name}": sort by ${[...def.columns.keys()].join(', ')}.`,
-        );
-      }
-      return `t.${ident(name)} ${direction}`;
-    })
-    .join(', ');
+  return parts.map((part) => {
+    let name = part;
+    let direction: SortKey['direction'] = 'ASC';
+    if (name.startsWith('-')) [name, direction] = [name.slice(1), 'DESC'];
+    const colon = /^(.*):(asc|desc)$/i.exec(name);
+    if (colon) [name, direction] = [colon[1], colon[2].toUpperCase() as SortKey['direction']];
+    const column = def.columns.get(name);
+    if (!column || column.kind === 'json') {
+      throw ApiError.badParameter(
+        'sort',
+        `Cannot sort by "${name}": sort by ${[...def.columns.keys()].join(', ')}.`,
+      );
+    }
+    return { column, direction };
+  });
 }
 
 /** Parses the Fleetbase-style list grammar of DESIGN.md 3 into SQL fragments over allowlisted columns. */
@@ -170,6 +177,19 @@ export function parseListQuery(
     query.offset === undefined
       ? (page - 1) * limit
       : wholeNumber('offset', single('offset', query.offset), 0);
-  const sort = query.sort === undefined ? 't."created_at" DESC' : sortClause(single('sort', query.sort), def);
-  return { conditions, orderBy: `${sort}, t."id" ${sort.endsWith('DESC') ? 'DESC' : 'ASC'}`, limit, offset };
+  const sort = query.sort === undefined ? '-created_at' : single('sort', query.sort);
+  const keys = sortKeys(sort, def);
+  const last = keys[keys.length - 1].direction;
+  const orderBy = [
+    ...keys.map((key) => `t.${ident(key.column.name)} ${key.direction}`),
+    `t."id" ${last}`,
+  ].join(', ');
+  const cursor = query.cursor !== undefined;
+  if (cursor && (query.page !== undefined || query.offset !== undefined))
+    throw ApiError.badParameter(
+      'cursor',
+      'cursor continues a list: it cannot be combined with page or offset.',
+    );
+  const seek = cursor ? afterCursor(single('cursor', query.cursor), sort, keys, def, params) : undefined;
+  return { conditions, orderBy, limit, offset: cursor ? 0 : offset, sort, sortKeys: keys, cursor, seek };
 }

@@ -1,6 +1,7 @@
 import { Pool, PoolClient } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
+import type { ListQuery } from './list-query';
 import { recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
 import { Params, ident } from './sql';
@@ -217,19 +218,18 @@ export const scopedSql = {
     sql: Sql,
     def: ResourceDefinition,
     company: string,
-    where: string[],
+    query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek'>,
     params: Params,
-    orderBy: string,
     limit: number,
-    offset: number,
   ) {
-    const conditions = [`t."company_uuid" = ${params.add(company)}`, ...where].join(' AND ');
+    const conditions = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions].join(' AND ');
+    const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
     const table = ident(def.table);
     const [row] = await sql.rows(
       `SELECT (SELECT count(*) FROM ${table} t WHERE ${conditions}) AS "total",
-         (SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${orderBy})
-          FROM (SELECT t.* FROM ${table} t WHERE ${conditions}
-                ORDER BY ${orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}) t) AS "records"`,
+         (SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
+          FROM (SELECT t.* FROM ${table} t WHERE ${page}
+                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) AS "records"`,
       params.values,
     );
     return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };

@@ -3,6 +3,7 @@ import { poolOf } from '../database/pool';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { RequestContext } from '../tenancy/request-context';
 import { NestedItem, WriteInput, readWriteBody } from './body-reader';
+import { encodeCursor } from './list-cursor';
 import { parseListQuery } from './list-query';
 import { DomainEvent, ResourceChange, WriteListener } from './resource-change';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
@@ -64,26 +65,30 @@ export class ResourceService {
   async list(query: Record<string, unknown>) {
     const company = RequestContext.companyUuid();
     const params = new Params();
-    const { conditions, orderBy, limit, offset } = parseListQuery(query ?? {}, this.def, params);
+    const parsed = parseListQuery(query ?? {}, this.def, params);
+    const { limit, offset } = parsed;
+    // One row past the page tells whether a next cursor exists.
     const { records, total } = await scopedSql.pageRecords(
       this.reader,
       this.def,
       company,
-      conditions,
+      parsed,
       params,
-      orderBy,
-      limit,
-      offset,
+      limit + 1,
     );
+    const more = records.length > limit;
+    if (more) records.pop();
+    const last = records[records.length - 1];
     return {
       [this.def.keys.plural]: records,
       meta: {
         total,
         per_page: limit,
-        current_page: Math.floor(offset / limit) + 1,
+        current_page: parsed.cursor ? null : Math.floor(offset / limit) + 1,
         last_page: Math.max(1, Math.ceil(total / limit)),
-        from: records.length ? offset + 1 : null,
-        to: records.length ? offset + records.length : null,
+        from: records.length && !parsed.cursor ? offset + 1 : null,
+        to: records.length && !parsed.cursor ? offset + records.length : null,
+        next_cursor: more ? encodeCursor(parsed.sort, parsed.sortKeys, last) : null,
       },
     };
   }
