@@ -4,6 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   AppConfig,
   PinoNestLogger,
+  configureCors,
   configureHttp,
   createFastifyAdapter,
   createLogger,
@@ -31,6 +32,7 @@ export async function createApi(
     // configureHttp registers the JSON body parser (depth and string checks included).
     { logger: new PinoNestLogger(logger), bufferLogs: false, bodyParser: false },
   );
+  await configureCors(app, config);
   configureHttp(app);
   setupOpenApi(app);
   serveConsole(app);

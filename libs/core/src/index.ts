@@ -16,6 +16,7 @@ export * from './host/run-main';
 export * from './http/api-error';
 export * from './http/error-response';
 export * from './http/all-exceptions.filter';
+export * from './http/cors';
 export * from './http/fastify-setup';
 export * from './logging/logger';
 export * from './openapi/dto-schema';

@@ -34,6 +34,9 @@ describe('loadConfig', () => {
     ['QUEUE_PREFIX', 'has space', /QUEUE_PREFIX may hold only/],
     ['APP_KEY', 'c2hvcnQ=', /APP_KEY must be at least 32 bytes/],
     ['APP_KEY_PREVIOUS', 'c2hvcnQ=', /APP_KEY_PREVIOUS must be at least 32 bytes/],
+    ['CORS_ORIGINS', 'https://app.example.com/', /CORS_ORIGINS must be \* or a comma list of origins/],
+    ['CORS_ORIGINS', 'app.example.com', /CORS_ORIGINS must be \* or a comma list of origins/],
+    ['CORS_ORIGINS', 'ftp://app.example.com', /CORS_ORIGINS must be \* or a comma list of origins/],
   ])('rejects %s=%s with one line naming the variable', (name, value, message) => {
     let error: unknown;
     try {
@@ -54,6 +57,17 @@ describe('loadConfig', () => {
     });
     expect(config.webhooks.retrySchedule).toEqual([100, 200]);
     expect(config.extensions).toEqual(['inventory', '@acme/yard']);
+  });
+
+  it('allows any browser origin in development and none in production unless CORS_ORIGINS says so', () => {
+    const production = { NODE_ENV: 'production', APP_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(loadConfig({}).corsOrigins).toBe('*');
+    expect(loadConfig(production).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ ...production, CORS_ORIGINS: 'https://app.example.com, http://localhost:4200' })
+        .corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:4200']);
+    expect(loadConfig({ ...production, CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
   });
 
   it('masks passwords when printing URLs', () => {

@@ -30,6 +30,8 @@ export interface AppConfig {
   extensions: string[] | undefined;
   logLevel: string;
   rateLimitPerMinute: number;
+  /** Browser origins allowed to call the api: `*` (any) or exact origins; empty = none. */
+  corsOrigins: '*' | string[];
   webhooks: WebhooksConfig;
 }
 
@@ -98,6 +100,30 @@ function durations(env: Env, name: string, fallback: string): number[] {
   }
 }
 
+/** `*` or a comma list of exact origins (`https://app.example.com`); any origin in development, none in production. */
+function corsOrigins(env: Env, nodeEnv: NodeEnv): '*' | string[] {
+  const raw = read(env, 'CORS_ORIGINS', nodeEnv === 'production' ? '' : '*');
+  if (raw === '*') return '*';
+  if (raw === '') return [];
+  return raw.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    // A browser sends the bare origin, so anything else (a path, a trailing slash) would never match.
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        `must be * or a comma list of origins such as https://app.example.com, got "${origin}"`,
+      );
+    }
+    return origin;
+  });
+}
+
 function appKey(env: Env, nodeEnv: NodeEnv, databaseUrl: string): { key: Buffer; generated: boolean } {
   const raw = env.APP_KEY?.trim();
   if (!raw) {
@@ -161,6 +187,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       : undefined,
     logLevel: read(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
+    corsOrigins: corsOrigins(env, nodeEnv),
     webhooks: {
       retrySchedule,
       timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15000, 1, 600_000),
