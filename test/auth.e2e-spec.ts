@@ -172,7 +172,9 @@ describe('auth: API keys', () => {
         last_four: globex.key.slice(-4),
         revoked_at: null,
       });
-      for (const field of ['key', 'key_hash', 'hash', 'secret', 'id', 'api_key'])
+      // `id` repeats the uuid (never the internal integer), as on every record.
+      expect(listed.id).toBe(listed.uuid);
+      for (const field of ['key', 'key_hash', 'hash', 'secret', 'api_key'])
         expect(listed).not.toHaveProperty(field);
       expect(res.text).not.toContain(globex.key);
       expect(res.text).not.toContain(sha256(globex.key));
@@ -230,7 +232,7 @@ describe('auth: API keys', () => {
         expectErrorFormat(res, 422);
         expect(res.body.errors).toEqual([
           expect.objectContaining({
-            source: { pointer: '/api_key' },
+            source: { pointer: '/data' },
             detail: expect.stringMatching(/object/),
           }),
         ]);

@@ -114,6 +114,7 @@ describe('extension SDK: a throwaway extension gets working routes without host 
     expect(created.status).toBe(201);
     const gadget = created.body.gadget;
     expect(gadget).toEqual({
+      id: gadget.uuid,
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       company_uuid: acme.uuid,
       name: 'Sprocket',
@@ -137,9 +138,9 @@ describe('extension SDK: a throwaway extension gets working routes without host 
     const invalid = await call('POST', G, { gadget: { weight: -1, colour: 'red' } });
     expect(invalid.status).toBe(422);
     expect([...new Set(invalid.body.errors.map((e: any) => e.source.pointer))].sort()).toEqual([
-      '/gadget/colour',
-      '/gadget/name',
-      '/gadget/weight',
+      '/data/attributes/colour',
+      '/data/attributes/name',
+      '/data/attributes/weight',
     ]);
     expect((await call('GET', `${G}?foo=1`)).status).toBe(400);
 

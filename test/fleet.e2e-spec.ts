@@ -89,6 +89,7 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       expect(created.status).toBe(201);
       const vehicle = created.body.vehicle;
       expect(vehicle).toEqual({
+        id: vehicle.uuid,
         uuid: expect.any(String),
         company_uuid: expect.any(String),
         plate_number: 'RT-482-K',
@@ -116,10 +117,13 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
         'eSprinter',
       );
 
-      expect422(await call('POST', V, { vehicle: { make: 'No plate' } }), '/vehicle/plate_number');
-      expect422(await call('POST', V, { vehicle: { plate_number: 'X', year: 1800 } }), '/vehicle/year');
-      expect422(await call('PUT', `${V}/${vehicle.uuid}`, { status: 'scrapped' }), '/vehicle/status');
-      expect422(await call('PUT', `${V}/${vehicle.uuid}`, { colour: 'red' }), '/vehicle/colour');
+      expect422(await call('POST', V, { vehicle: { make: 'No plate' } }), '/data/attributes/plate_number');
+      expect422(
+        await call('POST', V, { vehicle: { plate_number: 'X', year: 1800 } }),
+        '/data/attributes/year',
+      );
+      expect422(await call('PUT', `${V}/${vehicle.uuid}`, { status: 'scrapped' }), '/data/attributes/status');
+      expect422(await call('PUT', `${V}/${vehicle.uuid}`, { colour: 'red' }), '/data/attributes/colour');
 
       const removed = await call('DELETE', `${V}/${vehicle.uuid}`);
       expect(removed.status).toBe(200);
@@ -141,6 +145,7 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       expect(created.status).toBe(201);
       const driver = created.body.driver;
       expect(driver).toEqual({
+        id: driver.uuid,
         uuid: expect.any(String),
         company_uuid: expect.any(String),
         vehicle_uuid: vehicle.uuid,
@@ -183,14 +188,20 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       expect(list.body.drivers.map((d: Json) => d.uuid)).toEqual([driver.uuid]);
       expect(list.body.drivers[0].vehicle.plate_number).toBe('RT-1');
 
-      expect422(await call('POST', D, { driver: { email: 'ana@example.com' } }), '/driver/name');
-      expect422(await call('POST', D, { driver: { name: 'X', email: 'not-an-email' } }), '/driver/email');
-      expect422(await call('POST', D, { driver: { name: 'X', status: 'asleep' } }), '/driver/status');
+      expect422(await call('POST', D, { driver: { email: 'ana@example.com' } }), '/data/attributes/name');
+      expect422(
+        await call('POST', D, { driver: { name: 'X', email: 'not-an-email' } }),
+        '/data/attributes/email',
+      );
+      expect422(
+        await call('POST', D, { driver: { name: 'X', status: 'asleep' } }),
+        '/data/attributes/status',
+      );
       expect422(
         await call('POST', D, {
           driver: { name: 'X', vehicle_uuid: '00000000-0000-4000-8000-000000000000' },
         }),
-        '/driver/vehicle_uuid',
+        '/data/attributes/vehicle_uuid',
       );
 
       // Deleting the vehicle unlinks it.
@@ -206,6 +217,7 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       const call = as(co);
       const { driver, pickup, dropoff, order } = await fleet(co);
       expect(order).toEqual({
+        id: order.uuid,
         uuid: expect.any(String),
         company_uuid: co.uuid,
         reference: 'PO-1',
@@ -256,14 +268,20 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       expect(list.body.orders[0].pickup_location.name).toBe('Depot');
 
       for (const meta of [[1, 2], 'text', 3, null]) {
-        expect422(await call('PUT', `${O}/${order.uuid}`, { order: { meta } }), '/order/meta');
+        expect422(await call('PUT', `${O}/${order.uuid}`, { order: { meta } }), '/data/attributes/meta');
       }
       expect422(
         await call('POST', O, { order: { status: 'dispatched', driver_uuid: driver.uuid } }),
-        '/order/status',
+        '/data/attributes/status',
       );
-      expect422(await call('POST', O, { order: { scheduled_at: 'tomorrow' } }), '/order/scheduled_at');
-      expect422(await call('PUT', `${O}/${order.uuid}`, { order: { priority: 1 } }), '/order/priority');
+      expect422(
+        await call('POST', O, { order: { scheduled_at: 'tomorrow' } }),
+        '/data/attributes/scheduled_at',
+      );
+      expect422(
+        await call('PUT', `${O}/${order.uuid}`, { order: { priority: 1 } }),
+        '/data/attributes/priority',
+      );
 
       // Deleting the driver unlinks it from the order; deleting the order returns its last state.
       await call('DELETE', `${D}/${driver.uuid}`);
@@ -427,19 +445,27 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
         [canceled.uuid, 'canceled', 'dispatched', { status: 'dispatched' }],
       ];
       for (const [uuid, from, to, body] of attempts) {
-        expect422(await call('POST', `${O}/${uuid}/status`, body), '/order/status', `"${from}"`, `"${to}"`);
+        expect422(
+          await call('POST', `${O}/${uuid}/status`, body),
+          '/data/attributes/status',
+          `"${from}"`,
+          `"${to}"`,
+        );
         if (from !== to) {
           // PUT obeys the same rules, and the other fields of a refused write are not applied either.
           const put = await call('PUT', `${O}/${uuid}`, { order: { status: to, notes: 'should not stick' } });
-          expect422(put, '/order/status', `"${from}"`, `"${to}"`);
+          expect422(put, '/data/attributes/status', `"${from}"`, `"${to}"`);
         }
       }
-      expect422(await call('POST', `${O}/${order.uuid}/status`, { status: 'lost' }), '/status');
+      expect422(
+        await call('POST', `${O}/${order.uuid}/status`, { status: 'lost' }),
+        '/data/attributes/status',
+      );
       expect422(
         await call('POST', `${O}/${order.uuid}/status`, { status: 'dispatched', notes: 'x' }),
-        '/notes',
+        '/data/attributes/notes',
       );
-      expect422(await call('POST', `${O}/${order.uuid}/status`, {}), '/status');
+      expect422(await call('POST', `${O}/${order.uuid}/status`, {}), '/data/attributes/status');
       expect(
         (await call('POST', `${O}/00000000-0000-4000-8000-000000000000/status`, { status: 'canceled' }))
           .status,
@@ -463,16 +489,16 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       const eventsBefore = (await outbox(co)).length;
       expect422(
         await call('POST', `${O}/${order.uuid}/status`, { status: 'dispatched' }),
-        '/order/driver_uuid',
+        '/data/attributes/driver_uuid',
         'driver',
       );
       expect422(
         await call('PUT', `${O}/${order.uuid}`, { order: { status: 'dispatched' } }),
-        '/order/driver_uuid',
+        '/data/attributes/driver_uuid',
       );
       expect422(
         await call('PUT', `${O}/${order.uuid}`, { order: { status: 'dispatched', driver_uuid: null } }),
-        '/order/driver_uuid',
+        '/data/attributes/driver_uuid',
       );
       expect((await outbox(co)).length).toBe(eventsBefore);
       expect((await call('GET', `${O}/${order.uuid}`)).body.order.status).toBe('created');
@@ -485,7 +511,7 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       expect(dispatched.body.order).toMatchObject({ status: 'dispatched', driver: { uuid: driver.uuid } });
       expect422(
         await call('PUT', `${O}/${order.uuid}`, { order: { driver_uuid: null } }),
-        '/order/driver_uuid',
+        '/data/attributes/driver_uuid',
       );
       expect((await call('GET', `${O}/${order.uuid}`)).body.order.driver_uuid).toBe(driver.uuid);
     });
@@ -564,17 +590,17 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
       const url = `${D}/${driver.uuid}/location`;
       const before = (await outbox(co)).length;
       const invalid: [unknown, string][] = [
-        [{ latitude: 90.0001, longitude: 0 }, '/latitude'],
-        [{ latitude: -91, longitude: 0 }, '/latitude'],
-        [{ latitude: 0, longitude: 180.5 }, '/longitude'],
-        [{ latitude: 0, longitude: -181 }, '/longitude'],
-        [{ latitude: 0, longitude: 0, heading: 360.1 }, '/heading'],
-        [{ latitude: 0, longitude: 0, heading: -1 }, '/heading'],
-        [{ latitude: 0, longitude: 0, speed: -0.1 }, '/speed'],
-        [{ latitude: '51.9', longitude: 4.4 }, '/latitude'],
-        [{ longitude: 4.4 }, '/latitude'],
-        [{ latitude: 1, longitude: 2, altitude: 3 }, '/altitude'],
-        [[1, 2], ''],
+        [{ latitude: 90.0001, longitude: 0 }, '/data/attributes/latitude'],
+        [{ latitude: -91, longitude: 0 }, '/data/attributes/latitude'],
+        [{ latitude: 0, longitude: 180.5 }, '/data/attributes/longitude'],
+        [{ latitude: 0, longitude: -181 }, '/data/attributes/longitude'],
+        [{ latitude: 0, longitude: 0, heading: 360.1 }, '/data/attributes/heading'],
+        [{ latitude: 0, longitude: 0, heading: -1 }, '/data/attributes/heading'],
+        [{ latitude: 0, longitude: 0, speed: -0.1 }, '/data/attributes/speed'],
+        [{ latitude: '51.9', longitude: 4.4 }, '/data/attributes/latitude'],
+        [{ longitude: 4.4 }, '/data/attributes/latitude'],
+        [{ latitude: 1, longitude: 2, altitude: 3 }, '/data/attributes/altitude'],
+        [[1, 2], '/data'],
       ];
       for (const [body, pointer] of invalid) expect422(await call('POST', url, body), pointer);
       expect(

@@ -157,7 +157,7 @@ describe('resources: the five routes, nested writes and validation', () => {
       expect(record.uuid).toMatch(/^[0-9a-f-]{36}$/);
       expect(record.created_at).toMatch(ISO);
       expect(record.updated_at).toMatch(ISO);
-      expect(record).not.toHaveProperty('id');
+      expect(record.id).toBe(record.uuid); // what stock Ember Data reads as the primary key
 
       // POST, flat body
       const flat = await call('POST', r.path, r.flat);
@@ -230,19 +230,19 @@ describe('resources: the five routes, nested writes and validation', () => {
       const theirs = await createWarehouse({ name: 'Theirs' }, other);
       await expectNothingWritten(async () => {
         const res = await call('POST', S, { warehouse_section: { name: 'orphan' } });
-        expect422(res, ['/warehouse_section/warehouse_uuid']);
+        expect422(res, ['/data/attributes/warehouse_uuid']);
         return res;
       }, 422);
       await expectNothingWritten(async () => {
         const res = await call('POST', S, { warehouse_section: { warehouse_uuid: theirs.uuid, name: 'S' } });
-        expect422(res, ['/warehouse_section/warehouse_uuid']);
+        expect422(res, ['/data/attributes/warehouse_uuid']);
         return res;
       }, 422);
       await expectNothingWritten(async () => {
         const res = await call('POST', D, {
           warehouse_dock: { warehouse_uuid: randomUUID(), dock_number: '1' },
         });
-        expect422(res, ['/warehouse_dock/warehouse_uuid']);
+        expect422(res, ['/data/attributes/warehouse_uuid']);
         return res;
       }, 422);
       const mine = (
@@ -250,7 +250,7 @@ describe('resources: the five routes, nested writes and validation', () => {
       ).body.warehouse_section;
       await expectNothingWritten(async () => {
         const res = await call('PATCH', `${S}/${mine.uuid}`, { warehouse_uuid: theirs.uuid });
-        expect422(res, ['/warehouse_section/warehouse_uuid']);
+        expect422(res, ['/data/attributes/warehouse_uuid']);
         return res;
       }, 422);
     });
@@ -269,6 +269,7 @@ describe('resources: the five routes, nested writes and validation', () => {
       expect(created.status).toBe(201);
       const warehouse = created.body.warehouse;
       expect(warehouse.location).toEqual({
+        id: warehouse.location_uuid,
         uuid: warehouse.location_uuid,
         company_uuid: acme.uuid,
         name: 'HQ',
@@ -496,20 +497,32 @@ describe('resources: the five routes, nested writes and validation', () => {
               sections: [{ name: 'new' }, { uuid: sibling.sections[0].uuid, name: 'x' }],
             },
           },
-          '/warehouse/sections/1/uuid',
+          '/data/attributes/sections/1/uuid',
         ],
-        ['PUT', { warehouse: { docks: [{ uuid: sibling.docks[0].uuid }] } }, '/warehouse/docks/0/uuid'],
-        ['PATCH', { sections: [{ uuid: theirs.sections[0].uuid, name: 'x' }] }, '/warehouse/sections/0/uuid'],
-        ['PATCH', { docks: [{ uuid: theirs.docks[0].uuid, dock_number: 'x' }] }, '/warehouse/docks/0/uuid'],
-        ['PATCH', { sections: [{ uuid: randomUUID(), name: 'x' }] }, '/warehouse/sections/0/uuid'],
+        ['PUT', { warehouse: { docks: [{ uuid: sibling.docks[0].uuid }] } }, '/data/attributes/docks/0/uuid'],
+        [
+          'PATCH',
+          { sections: [{ uuid: theirs.sections[0].uuid, name: 'x' }] },
+          '/data/attributes/sections/0/uuid',
+        ],
+        [
+          'PATCH',
+          { docks: [{ uuid: theirs.docks[0].uuid, dock_number: 'x' }] },
+          '/data/attributes/docks/0/uuid',
+        ],
+        ['PATCH', { sections: [{ uuid: randomUUID(), name: 'x' }] }, '/data/attributes/sections/0/uuid'],
         [
           'PATCH',
           { sections: [{ uuid: mine.sections[0].uuid }, { uuid: mine.sections[0].uuid, name: 'twice' }] },
-          '/warehouse/sections/1/uuid',
+          '/data/attributes/sections/1/uuid',
         ],
-        ['PATCH', { location: { uuid: theirs.location_uuid, name: 'stolen' } }, '/warehouse/location/uuid'],
-        ['PATCH', { location_uuid: theirs.location_uuid }, '/warehouse/location_uuid'],
-        ['PATCH', { location_uuid: randomUUID() }, '/warehouse/location_uuid'],
+        [
+          'PATCH',
+          { location: { uuid: theirs.location_uuid, name: 'stolen' } },
+          '/data/attributes/location/uuid',
+        ],
+        ['PATCH', { location_uuid: theirs.location_uuid }, '/data/attributes/location_uuid'],
+        ['PATCH', { location_uuid: randomUUID() }, '/data/attributes/location_uuid'],
       ];
       for (const [method, body, pointer] of attempts) {
         await expectNothingWritten(async () => {
@@ -526,7 +539,7 @@ describe('resources: the five routes, nested writes and validation', () => {
             sections: [{ uuid: sibling.sections[0].uuid, name: 'x' }],
           }),
         });
-        expect422(res, ['/warehouse/sections/0/uuid']);
+        expect422(res, ['/data/attributes/sections/0/uuid']);
         return res;
       }, 422);
 
@@ -669,75 +682,75 @@ describe('resources: the five routes, nested writes and validation', () => {
         'missing required fields on create',
         () => ['POST', W, { warehouse: { name: 'Incomplete' } }],
         [
-          '/warehouse/address',
-          '/warehouse/city',
-          '/warehouse/state',
-          '/warehouse/zip',
-          '/warehouse/capacity',
+          '/data/attributes/address',
+          '/data/attributes/city',
+          '/data/attributes/state',
+          '/data/attributes/zip',
+          '/data/attributes/capacity',
         ],
       ],
-      ['an empty create body', () => ['POST', W, {}], ['/warehouse/name', '/warehouse/capacity']],
+      ['an empty create body', () => ['POST', W, {}], ['/data/attributes/name', '/data/attributes/capacity']],
       [
         'a required field set to null on update',
         () => ['PUT', `${W}/${existing.uuid}`, { name: null }],
-        ['/warehouse/name'],
+        ['/data/attributes/name'],
       ],
       [
         'capacity "ten"',
         () => ['POST', W, { warehouse: warehouseAttrs({ capacity: 'ten' }) }],
-        ['/warehouse/capacity'],
+        ['/data/attributes/capacity'],
       ],
       [
         'capacity "10" (a string)',
         () => ['POST', W, warehouseAttrs({ capacity: '10' })],
-        ['/warehouse/capacity'],
+        ['/data/attributes/capacity'],
       ],
-      ['capacity 10.5', () => ['POST', W, warehouseAttrs({ capacity: 10.5 })], ['/warehouse/capacity']],
-      ['capacity -1', () => ['POST', W, warehouseAttrs({ capacity: -1 })], ['/warehouse/capacity']],
+      ['capacity 10.5', () => ['POST', W, warehouseAttrs({ capacity: 10.5 })], ['/data/attributes/capacity']],
+      ['capacity -1', () => ['POST', W, warehouseAttrs({ capacity: -1 })], ['/data/attributes/capacity']],
       [
         'capacity beyond a 32-bit integer',
         () => ['POST', W, warehouseAttrs({ capacity: 2147483648 })],
-        ['/warehouse/capacity'],
+        ['/data/attributes/capacity'],
       ],
       [
         'is_primary "yes"',
         () => ['POST', W, { warehouse: warehouseAttrs({ is_primary: 'yes' }) }],
-        ['/warehouse/is_primary'],
+        ['/data/attributes/is_primary'],
       ],
       [
         'capacity "ten" and is_primary "yes" on update',
         () => ['PUT', `${W}/${existing.uuid}`, { warehouse: { capacity: 'ten', is_primary: 'yes' } }],
-        ['/warehouse/capacity', '/warehouse/is_primary'],
+        ['/data/attributes/capacity', '/data/attributes/is_primary'],
       ],
       [
         'a name of 256 characters',
         () => ['POST', W, { warehouse: warehouseAttrs({ name: 'n'.repeat(256) }) }],
-        ['/warehouse/name'],
+        ['/data/attributes/name'],
       ],
       [
         'a zip of 256 characters on update',
         () => ['PATCH', `${W}/${existing.uuid}`, { zip: '9'.repeat(256) }],
-        ['/warehouse/zip'],
+        ['/data/attributes/zip'],
       ],
       [
         'an unknown field',
         () => ['POST', W, { warehouse: warehouseAttrs({ colour: 'red' }) }],
-        ['/warehouse/colour'],
+        ['/data/attributes/colour'],
       ],
       [
         'an unknown field in a flat body',
         () => ['POST', W, warehouseAttrs({ password: 'x' })],
-        ['/warehouse/password'],
+        ['/data/attributes/password'],
       ],
       [
         'an unknown field on update',
         () => ['PUT', `${W}/${existing.uuid}`, { warehouse: { colour: 'red' } }],
-        ['/warehouse/colour'],
+        ['/data/attributes/colour'],
       ],
       [
         'a malformed location_uuid',
         () => ['POST', W, warehouseAttrs({ location_uuid: 'nope' })],
-        ['/warehouse/location_uuid'],
+        ['/data/attributes/location_uuid'],
       ],
       [
         'an invalid nested section',
@@ -746,12 +759,12 @@ describe('resources: the five routes, nested writes and validation', () => {
           W,
           warehouseAttrs({ sections: [{ name: 'ok' }, { name: 's'.repeat(256), colour: 'red' }] }),
         ],
-        ['/warehouse/sections/1/name', '/warehouse/sections/1/colour'],
+        ['/data/attributes/sections/1/name', '/data/attributes/sections/1/colour'],
       ],
       [
         'a nested section without a name',
         () => ['PUT', `${W}/${existing.uuid}`, { sections: [{ description: 'no name' }] }],
-        ['/warehouse/sections/0/name'],
+        ['/data/attributes/sections/0/name'],
       ],
       [
         'an invalid nested dock',
@@ -760,33 +773,33 @@ describe('resources: the five routes, nested writes and validation', () => {
           `${W}/${existing.uuid}`,
           { docks: [{ dock_number: 'X', direction: 'sideways', capacity: -1 }] },
         ],
-        ['/warehouse/docks/0/direction', '/warehouse/docks/0/capacity'],
+        ['/data/attributes/docks/0/direction', '/data/attributes/docks/0/capacity'],
       ],
       [
         'an invalid nested location',
         () => ['POST', W, warehouseAttrs({ location: { name: 'l'.repeat(256), latitude: 91 } })],
-        ['/warehouse/location/name', '/warehouse/location/latitude'],
+        ['/data/attributes/location/name', '/data/attributes/location/latitude'],
       ],
       [
         'sections that are not an array',
         () => ['POST', W, warehouseAttrs({ sections: { name: 'A' } })],
-        ['/warehouse/sections'],
+        ['/data/attributes/sections'],
       ],
-      ['a body that is not an object', () => ['POST', W, [warehouseAttrs()]], ['/warehouse']],
+      ['a body that is not an object', () => ['POST', W, [warehouseAttrs()]], ['/data']],
       [
         'a location without a name, latitude 91',
         () => ['POST', L, { location: { latitude: 91, longitude: 'east' } }],
-        ['/location/name', '/location/latitude', '/location/longitude'],
+        ['/data/attributes/name', '/data/attributes/latitude', '/data/attributes/longitude'],
       ],
       [
         'a section without a name',
         () => ['POST', S, { warehouse_section: { warehouse_uuid: existing.uuid } }],
-        ['/warehouse_section/name'],
+        ['/data/attributes/name'],
       ],
       [
         'a section with an unknown field',
         () => ['PATCH', `${S}/${existing.sections[0].uuid}`, { warehouse_section: { colour: 'red' } }],
-        ['/warehouse_section/colour'],
+        ['/data/attributes/colour'],
       ],
       [
         'a dock with a bad direction, status and capacity',
@@ -803,12 +816,12 @@ describe('resources: the five routes, nested writes and validation', () => {
             },
           },
         ],
-        ['/warehouse_dock/direction', '/warehouse_dock/status', '/warehouse_dock/capacity'],
+        ['/data/attributes/direction', '/data/attributes/status', '/data/attributes/capacity'],
       ],
       [
         'a dock number of 256 characters',
         () => ['PUT', `${D}/${existing.docks[0].uuid}`, { warehouse_dock: { dock_number: 'd'.repeat(256) } }],
-        ['/warehouse_dock/dock_number'],
+        ['/data/attributes/dock_number'],
       ],
     ];
 

@@ -291,7 +291,7 @@ describe('tenant isolation: every registered resource, company B against company
         expect(created.body.errors).toContainEqual(
           expect.objectContaining({
             status: '422',
-            source: { pointer: `/${walk.def.keys.singular}/${column}` },
+            source: { pointer: `/data/attributes/${column}` },
           }),
         );
 

@@ -252,13 +252,13 @@ describe('webhook management API (the console’s backend)', () => {
 
     const scheme = await create({ url: 'ftp://hooks.example.com/x', events: ['*'] });
     expect(scheme.status).toBe(422);
-    expect(errorAt(scheme, '/webhook_endpoint/url').detail).toMatch(
+    expect(errorAt(scheme, '/data/attributes/url').detail).toMatch(
       /not allowed: only http:\/\/ and https:\/\//,
     );
     const unparsable = await create({ url: 'not a url', events: ['*'] });
-    expect(errorAt(unparsable, '/webhook_endpoint/url').detail).toMatch(/not a valid URL/);
+    expect(errorAt(unparsable, '/data/attributes/url').detail).toMatch(/not a valid URL/);
     const credentials = await create({ url: 'https://user:pw@hooks.example.com/x' });
-    expect(errorAt(credentials, '/webhook_endpoint/url').detail).toMatch(/credentials/);
+    expect(errorAt(credentials, '/data/attributes/url').detail).toMatch(/credentials/);
 
     const unknown = await create({
       url: `${receiver.url}/v`,
@@ -266,18 +266,18 @@ describe('webhook management API (the console’s backend)', () => {
     });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors).toHaveLength(1);
-    expect(errorAt(unknown, '/webhook_endpoint/events/1').detail).toContain('"warehouse.exploded"');
+    expect(errorAt(unknown, '/data/attributes/events/1').detail).toContain('"warehouse.exploded"');
     const empty = await create({ url: `${receiver.url}/v`, events: [] });
     expect(empty.status).toBe(422);
-    expect(errorAt(empty, '/webhook_endpoint/events')).toBeDefined();
+    expect(errorAt(empty, '/data/attributes/events')).toBeDefined();
     const notStrings = await create({ url: `${receiver.url}/v`, events: [1] });
     expect(notStrings.status).toBe(422);
     const extra = await create({ url: `${receiver.url}/v`, colour: 'blue' });
-    expect(errorAt(extra, '/webhook_endpoint/colour').detail).toMatch(/not a field/);
+    expect(errorAt(extra, '/data/attributes/colour').detail).toMatch(/not a field/);
     const status = await create({ url: `${receiver.url}/v`, status: 'paused' });
-    expect(errorAt(status, '/webhook_endpoint/status')).toBeDefined();
+    expect(errorAt(status, '/data/attributes/status')).toBeDefined();
     const noUrl = await create({ events: ['*'] });
-    expect(errorAt(noUrl, '/webhook_endpoint/url')).toBeDefined();
+    expect(errorAt(noUrl, '/data/attributes/url')).toBeDefined();
     const notJson = await http(api.url, 'POST', E, {
       key: co.key,
       raw: '{"url":',
@@ -303,9 +303,9 @@ describe('webhook management API (the console’s backend)', () => {
     // Updates obey the same rules; echoing the record back (secret included) is harmless.
     const uuid = custom.body.webhook_endpoint.uuid;
     const badUpdate = await call('PUT', `${E}/${uuid}`, { webhook_endpoint: { events: ['nope.nope'] } }, co);
-    expect(errorAt(badUpdate, '/webhook_endpoint/events/0').detail).toContain('"nope.nope"');
+    expect(errorAt(badUpdate, '/data/attributes/events/0').detail).toContain('"nope.nope"');
     const badUrl = await call('PATCH', `${E}/${uuid}`, { url: 'gopher://x' }, co);
-    expect(errorAt(badUrl, '/webhook_endpoint/url')).toBeDefined();
+    expect(errorAt(badUrl, '/data/attributes/url')).toBeDefined();
     const echoed = await call(
       'PUT',
       `${E}/${uuid}`,
@@ -467,14 +467,14 @@ describe('webhook management API (the console’s backend)', () => {
     // Bad windows are 422 naming the field.
     const noSince = await call('POST', `${E}/${endpoint.uuid}/recover`, {}, co);
     expect(noSince.status).toBe(422);
-    expect(noSince.body.errors[0].source).toEqual({ pointer: '/since' });
+    expect(noSince.body.errors[0].source).toEqual({ pointer: '/data/attributes/since' });
     const reversed = await call(
       'POST',
       `${E}/${endpoint.uuid}/recover`,
       { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' },
       co,
     );
-    expect(reversed.body.errors[0].source).toEqual({ pointer: '/until' });
+    expect(reversed.body.errors[0].source).toEqual({ pointer: '/data/attributes/until' });
     expect((await call('POST', `${E}/${endpoint.uuid}/recover`, { since: 'yesterday' }, co)).status).toBe(
       422,
     );

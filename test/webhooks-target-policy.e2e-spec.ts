@@ -37,7 +37,7 @@ describe('webhooks: target policy with private targets not allowed', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).getStatus()).toBe(422);
-    expect((error as ApiError).errors[0].source?.pointer).toBe('/webhook_endpoint/url');
+    expect((error as ApiError).errors[0].source?.pointer).toBe('/data/attributes/url');
     expect(
       await sql(api, 'SELECT 1 FROM webhook_endpoints WHERE company_uuid = $1', [acme.uuid]),
     ).toHaveLength(0);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, ResourceServices, validateDto } from '@wharf/core';
+import { ATTRIBUTES_POINTER, ApiError, BODY_POINTER, ResourceServices, validateDto } from '@wharf/core';
 import { DriverLocation, DriverLocationDto } from './driver-location.dto';
 
 /**
@@ -12,12 +12,12 @@ export class DriverLocationService {
 
   async record(uuid: string, body: unknown) {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw ApiError.invalid('', 'The body must be a JSON object: {"latitude", "longitude", …}.');
+      throw ApiError.invalid(BODY_POINTER, 'The body must be a JSON object: {"latitude", "longitude", …}.');
     const errors = validateDto(
       DriverLocationDto,
       body as Record<string, unknown>,
       false,
-      '',
+      ATTRIBUTES_POINTER,
       'a driver location',
     );
     if (errors.length) throw new ApiError(422, errors);

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, ResourceServices, readWriteBody, validateDto } from '@wharf/core';
+import {
+  ATTRIBUTES_POINTER,
+  ApiError,
+  BODY_POINTER,
+  ResourceServices,
+  readWriteBody,
+  validateDto,
+} from '@wharf/core';
 import { OrderStatusDto } from './order.dto';
 import { assertOrderMove } from './order.hooks';
 
@@ -10,8 +17,14 @@ export class OrderStatusService {
 
   async move(uuid: string, body: unknown) {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw ApiError.invalid('', 'The body must be a JSON object: {"status": …}.');
-    const errors = validateDto(OrderStatusDto, body as Record<string, unknown>, false, '', 'a status change');
+      throw ApiError.invalid(BODY_POINTER, 'The body must be a JSON object: {"status": …}.');
+    const errors = validateDto(
+      OrderStatusDto,
+      body as Record<string, unknown>,
+      false,
+      ATTRIBUTES_POINTER,
+      'a status change',
+    );
     if (errors.length) throw new ApiError(422, errors);
     const orders = this.services.for('order');
     const input = readWriteBody(orders.def, body, true);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  attributePointer,
   ApiError,
   ResourceChange,
   ResourceHooks,
@@ -29,7 +30,10 @@ export function assertOrderMove(from: string, to: string): void {
   const next = ORDER_MOVES[from]?.length
     ? `from "${from}" it can move to ${ORDER_MOVES[from].map((s) => `"${s}"`).join(' or ')}`
     : `"${from}" is final`;
-  throw ApiError.invalid('/order/status', `An order cannot move from "${from}" to "${to}": ${next}.`);
+  throw ApiError.invalid(
+    attributePointer('status'),
+    `An order cannot move from "${from}" to "${to}": ${next}.`,
+  );
 }
 
 /**
@@ -45,7 +49,7 @@ export class OrderHooks implements ResourceHooks {
   beforeCreate(_tx: WriteTransaction, values: Record<string, unknown>): void {
     if (values.status !== undefined && values.status !== 'created') {
       throw ApiError.invalid(
-        '/order/status',
+        attributePointer('status'),
         `An order starts as "created"; it cannot be created as "${values.status as string}".`,
       );
     }
@@ -58,7 +62,7 @@ export class OrderHooks implements ResourceHooks {
     const driver = values.driver_uuid !== undefined ? values.driver_uuid : before.driver_uuid;
     if ((status === 'dispatched' || status === 'enroute') && !driver) {
       throw ApiError.invalid(
-        '/order/driver_uuid',
+        attributePointer('driver_uuid'),
         moving
           ? `An order needs a driver to move to "${status}": set driver_uuid.`
           : `A ${status} order needs a driver.`,

@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
 
 export interface ApiKeySummary {
+  /** The same value as uuid, as on every record. */
+  id: string;
   uuid: string;
   name: string | null;
   prefix: string;
@@ -17,7 +19,7 @@ export interface Caller {
   apiKeyUuid: string;
 }
 
-const SUMMARY = 'uuid, name, prefix, last_four, last_used_at, revoked_at, created_at';
+const SUMMARY = 'uuid AS id, uuid, name, prefix, last_four, last_used_at, revoked_at, created_at';
 const CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 
@@ -67,7 +69,7 @@ export class AccountsService {
 
   async listApiKeys(companyUuid: string): Promise<ApiKeySummary[]> {
     return this.dataSource.query(
-      `SELECT ${SUMMARY} FROM api_keys WHERE company_uuid = $1 ORDER BY created_at, id`,
+      `SELECT ${SUMMARY} FROM api_keys WHERE company_uuid = $1 ORDER BY api_keys.created_at, api_keys.id`,
       [companyUuid],
     );
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../http/api-error';
+import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
 import { dtoSchema } from '../openapi/dto-schema';
 import { ApiUuidParam } from '../openapi/resource-docs.decorator';
 import { validateDto } from '../resources/body-reader';
@@ -18,6 +19,7 @@ class ApiKeyDto {
 const SUMMARY = {
   type: 'object',
   properties: {
+    id: { type: 'string', format: 'uuid' },
     uuid: { type: 'string', format: 'uuid' },
     name: { type: 'string', nullable: true },
     prefix: { type: 'string' },
@@ -60,8 +62,14 @@ export class ApiKeysController {
   async create(@Body() body: unknown) {
     const data = (body as { api_key?: unknown })?.api_key ?? body ?? {};
     if (typeof data !== 'object' || data === null || Array.isArray(data))
-      throw ApiError.invalid('/api_key', 'The body must be a JSON object (optionally under "api_key").');
-    const errors = validateDto(ApiKeyDto, data as Record<string, unknown>, false, '/api_key', 'api_key');
+      throw ApiError.invalid(BODY_POINTER, 'The body must be a JSON object (optionally under "api_key").');
+    const errors = validateDto(
+      ApiKeyDto,
+      data as Record<string, unknown>,
+      false,
+      ATTRIBUTES_POINTER,
+      'api_key',
+    );
     if (errors.length) throw new ApiError(422, errors);
     const created = await this.accounts.createApiKey(
       RequestContext.companyUuid(),

@@ -2,7 +2,10 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { OPENAPI_PUBLIC } from '../auth/public.decorator';
-import { ERROR_TITLES } from '../http/api-error';
+import { ERROR_TITLES, errorObject } from '../http/api-error';
+import { attributePointer } from '../http/pointer';
+import { pluralAlias } from '../resources/naming';
+import { ResourceDefinition } from '../resources/resource-definition';
 import { ResourceRegistry } from '../resources/resource-registry';
 import { JsonSchema } from './dto-schema';
 import { resourceOperationId, responseRef, schemaRef } from './openapi-names';
@@ -51,7 +54,14 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
       detail: { type: 'string' },
       source: {
         type: 'object',
-        properties: { pointer: { type: 'string' }, parameter: { type: 'string' } },
+        properties: {
+          pointer: {
+            type: 'string',
+            description: 'The field at fault, as JSON:API clients (Ember Data) map it onto record errors.',
+            example: attributePointer('sections', 0, 'name'),
+          },
+          parameter: { type: 'string', description: 'The query parameter at fault.', example: 'sort' },
+        },
       },
       meta: { type: 'object', additionalProperties: true },
     },
@@ -62,6 +72,15 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
     properties: { errors: { type: 'array', items: schemaRef('ErrorObject'), minItems: 1 } },
     required: ['errors'],
   },
+};
+
+const VALIDATION_EXAMPLE = {
+  errors: [
+    errorObject(422, 'name is required.', { source: { pointer: attributePointer('name') } }),
+    errorObject(422, 'name must be shorter than or equal to 255 characters.', {
+      source: { pointer: attributePointer('sections', 0, 'name') },
+    }),
+  ],
 };
 
 type Operation = Record<string, any>;
@@ -84,6 +103,14 @@ function errorStatuses(path: string, operation: Operation, isPublic: boolean): s
   return statuses;
 }
 
+/** The camelCase plural paths are served for stock Ember adapters but not advertised: one route each. */
+function withoutAliases(document: OpenAPIObject, defs: ResourceDefinition[]): void {
+  const aliases = new Set(defs.map((def) => pluralAlias(def.name)).filter((alias) => alias !== undefined));
+  for (const path of Object.keys(document.paths)) {
+    if (path.split('/').some((segment) => aliases.has(segment))) delete document.paths[path];
+  }
+}
+
 /**
  * The OpenAPI 3 document of every route the api serves: controllers as scanned by @nestjs/swagger, plus
  * what only the running application knows — each resource's record and body schemas and list filters
@@ -102,6 +129,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   const registry = app.get(ResourceRegistry, { strict: false });
   const defs = registry.all();
+  withoutAliases(document, defs);
   const components = (document.components ??= {});
   components.schemas = {
     ...SHARED_SCHEMAS,
@@ -113,7 +141,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       name,
       {
         description: ERROR_TITLES[Number(status)][1],
-        content: { 'application/json': { schema: schemaRef('Errors') } },
+        content: {
+          'application/json': {
+            schema: schemaRef('Errors'),
+            ...(status === '422' ? { example: VALIDATION_EXAMPLE } : {}),
+          },
+        },
       },
     ]),
   );

@@ -34,7 +34,13 @@ function recordSchema(def: ResourceDefinition, dataSource: DataSource): JsonSche
           .map((column) => column.propertyName)
       : [],
   );
-  const properties: Record<string, JsonSchema> = {};
+  const properties: Record<string, JsonSchema> = {
+    id: {
+      type: 'string',
+      format: 'uuid',
+      description: 'The same value as uuid (the primary key generic clients expect).',
+    },
+  };
   for (const column of def.columns.values()) {
     const schema = columnSchema(column);
     properties[column.name] =
@@ -56,9 +62,13 @@ function writeSchema(def: ResourceDefinition, partial: boolean): JsonSchema {
   for (const embed of def.embeds) {
     const target = embed.target();
     const nested = dtoSchema(target.dto, true);
-    nested.properties = { uuid: { type: 'string', format: 'uuid' }, ...nested.properties };
+    nested.properties = {
+      uuid: { type: 'string', format: 'uuid' },
+      id: { type: 'string', format: 'uuid', description: 'Accepted instead of uuid.' },
+      ...nested.properties,
+    };
     if (embed.kind === 'many') delete nested.properties[embed.column];
-    nested.description = `An embedded ${target.name}: with a uuid it links (and updates) that ${target.name}; without one it is created.`;
+    nested.description = `An embedded ${target.name}: with a uuid (or id) it links (and updates) that ${target.name}; without one it is created.`;
     schema.properties[embed.property] =
       embed.kind === 'one'
         ? { ...nested, nullable: true }
@@ -68,7 +78,7 @@ function writeSchema(def: ResourceDefinition, partial: boolean): JsonSchema {
             description: `The ${embed.property} become exactly this list (updated by uuid, created, the rest deleted).`,
           };
   }
-  const ignored = [...READ_ONLY_FIELDS, ...(def.readOnly ?? [])].filter((field) => field !== 'id');
+  const ignored = [...READ_ONLY_FIELDS, ...(def.readOnly ?? [])];
   schema.description =
     `Sent as \`{"${def.keys.singular}": {…}}\` or as the flat object. Other fields are refused (422), ` +
     `except read-only ones a client echoes back (${ignored.join(', ')}), which are ignored.`;

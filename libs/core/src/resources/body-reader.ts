@@ -2,6 +2,7 @@ import { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
+import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 
 /**
@@ -25,16 +26,20 @@ export interface WriteInput {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** One message per field problem: an absent required field is "required", not its type and length rules. */
+function detailOf(error: ValidationError, resource: string): string | undefined {
+  const constraints = error.constraints ?? {};
+  if ('whitelistValidation' in constraints) return `${error.property} is not a field of ${resource}.`;
+  if (error.value === undefined || error.value === null) return `${error.property} is required.`;
+  const first = Object.values(constraints)[0];
+  return first === undefined ? undefined : `${first}.`;
+}
+
 function flatten(errors: ValidationError[], pointer: string, out: ErrorObject[], resource: string): void {
   for (const error of errors) {
     const at = `${pointer}/${error.property}`;
-    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-      const detail =
-        constraint === 'whitelistValidation'
-          ? `${error.property} is not a field of ${resource}.`
-          : `${message}.`;
-      out.push(errorObject(422, detail, { source: { pointer: at } }));
-    }
+    const detail = detailOf(error, resource);
+    if (detail) out.push(errorObject(422, detail, { source: { pointer: at } }));
     if (error.children?.length) flatten(error.children, at, out, resource);
   }
 }
@@ -82,6 +87,7 @@ export function validateDto(
       whitelist: true,
       forbidNonWhitelisted: true,
       skipMissingProperties: partial,
+      stopAtFirstError: true,
     }),
     pointer,
     errors,
@@ -108,7 +114,16 @@ function nested(
     errors.push(errorObject(422, `${embed.property} must be an object.`, { source: { pointer } }));
     return null;
   }
-  const uuid = typeof raw.uuid === 'string' ? raw.uuid : undefined;
+  // Stock Ember Data serializers send the primary key as `id`; it names the same record as `uuid`.
+  const given = raw.uuid ?? raw.id;
+  const uuid = typeof given === 'string' ? given : undefined;
+  if (raw.uuid !== undefined && raw.id !== undefined && raw.uuid !== raw.id) {
+    errors.push(
+      errorObject(422, 'id and uuid name different records; send one of them.', {
+        source: { pointer: `${pointer}/id` },
+      }),
+    );
+  }
   const values = withoutReadOnly(raw, [
     ...(embed.kind === 'many' ? [embed.column] : []),
     ...(target.readOnly ?? []),
@@ -125,13 +140,16 @@ function nested(
  * every problem found.
  */
 export function readWriteBody(def: ResourceDefinition, body: unknown, partial: boolean): WriteInput {
-  const root = `/${def.keys.singular}`;
+  const root = ATTRIBUTES_POINTER;
   let data = body;
   if (isObject(data) && Object.keys(data).length === 1 && isObject(data[def.keys.singular])) {
     data = data[def.keys.singular];
   }
   if (!isObject(data))
-    throw ApiError.invalid(root, `The body must be a JSON object (optionally under "${def.keys.singular}").`);
+    throw ApiError.invalid(
+      BODY_POINTER,
+      `The body must be a JSON object (optionally under "${def.keys.singular}").`,
+    );
 
   const errors: ErrorObject[] = [];
   const own = withoutReadOnly(data, [...(def.readOnly ?? [])]);

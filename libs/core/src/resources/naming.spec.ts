@@ -1,4 +1,4 @@
-import { dasherize, pluralPath, rootKeys } from './naming';
+import { dasherize, pluralAlias, pluralPath, rootKeys } from './naming';
 
 describe('resource naming', () => {
   it.each([
@@ -22,5 +22,11 @@ describe('resource naming', () => {
       singular: 'warehouse_section',
       plural: 'warehouse_sections',
     });
+  });
+
+  it('aliases the camelCase plural a stock Ember RESTAdapter requests', () => {
+    expect(pluralAlias('warehouse-section')).toBe('warehouseSections');
+    expect(pluralAlias('webhook-request-log')).toBe('webhookRequestLogs');
+    expect(pluralAlias('warehouse')).toBeUndefined();
   });
 });

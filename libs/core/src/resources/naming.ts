@@ -23,3 +23,13 @@ export function rootKeys(resource: string): { singular: string; plural: string }
     plural: pluralPath(resource).replace(/-/g, '_'),
   };
 }
+
+/**
+ * The camelCase plural a stock Ember RESTAdapter requests (`warehouseSections`), served as an alias of
+ * the dasherized path; undefined when the two are the same.
+ */
+export function pluralAlias(resource: string): string | undefined {
+  const path = pluralPath(resource);
+  const alias = path.replace(/-([a-z\d])/g, (_, letter: string) => letter.toUpperCase());
+  return alias === path ? undefined : alias;
+}

@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { ResourceControllerDocs, ResourceRouteDocs } from '../openapi/resource-docs.decorator';
 import { ResourceRouteMethod } from '../openapi/openapi-names';
-import { pluralPath } from './naming';
+import { pluralAlias, pluralPath } from './naming';
 import { ResourceServices } from './resource-services';
 
 const RESOURCE_NAME = Symbol('wharf:resource');
@@ -141,7 +141,8 @@ export function Resource(name: string, options: ResourceOptions = {}): ClassDeco
       ResourceRouteDocs(route.method, name)(prototype, route.method, descriptor);
     }
     ResourceControllerDocs(name)(target);
-    Controller(pluralPath(name))(target);
+    const alias = pluralAlias(name);
+    Controller(alias ? [pluralPath(name), alias] : pluralPath(name))(target);
   };
 }
 

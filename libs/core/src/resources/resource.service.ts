@@ -1,6 +1,7 @@
 import { DataSource, QueryRunner } from 'typeorm';
 import { poolOf } from '../database/pool';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
+import { ATTRIBUTES_POINTER, attributePointer } from '../http/pointer';
 import { RequestContext } from '../tenancy/request-context';
 import { NestedItem, WriteInput, readWriteBody } from './body-reader';
 import { encodeCursor } from './list-cursor';
@@ -192,7 +193,7 @@ export class ResourceService {
   async createIn(tx: WriteTransaction, input: WriteInput): Promise<Record_> {
     const values = { ...input.values };
     await this.applyToOne(tx, input, values);
-    await this.checkReferences(tx, this.def, values, `/${this.def.keys.singular}`);
+    await this.checkReferences(tx, this.def, values, ATTRIBUTES_POINTER);
     await this.hooksOf(this.def)?.beforeCreate?.(tx, values);
     const row = await scopedSql.insert(tx.sql, this.def, tx.companyUuid, values);
     for (const [embed, items] of input.toMany) await this.syncChildren(tx, embed, row, items, []);
@@ -211,7 +212,7 @@ export class ResourceService {
   async updateIn(tx: WriteTransaction, before: Row, input: WriteInput): Promise<Record_> {
     const values = { ...input.values };
     await this.applyToOne(tx, input, values);
-    await this.checkReferences(tx, this.def, values, `/${this.def.keys.singular}`);
+    await this.checkReferences(tx, this.def, values, ATTRIBUTES_POINTER);
     await this.hooksOf(this.def)?.beforeUpdate?.(tx, before, values);
     const changes: Record<string, [unknown, unknown]> = {};
     for (const [column, value] of Object.entries(values)) {
@@ -528,14 +529,15 @@ export class ResourceService {
   private explain(error: unknown): unknown {
     const db = error as { code?: string; column?: string; constraint?: string };
     if (db.code === '23502' && db.column) {
-      return ApiError.invalid(`/${this.def.keys.singular}/${db.column}`, `${db.column} is required.`);
+      return ApiError.invalid(attributePointer(db.column), `${db.column} is required.`);
     }
     return error;
   }
 }
 
+/** A row as served: `id` repeats `uuid` so generic clients (Ember Data's default primary key) work unchanged. */
 function strip(def: ResourceDefinition, row: Row): Record_ {
-  const record: Record_ = {};
+  const record: Record_ = { id: row.uuid };
   for (const column of def.columns.keys()) record[column] = row[column];
   return record;
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  attributePointer,
   APP_CONFIG,
   ApiError,
   AppConfig,
@@ -11,8 +12,6 @@ import {
 import { WebhookEventCatalog } from '../management/webhook-event-catalog.service';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-
-const POINTER = '/webhook_endpoint';
 
 /** Disabling records when and why; enabling clears that and the failure streak that auto-disables. */
 function setStatus(values: Record<string, unknown>, status: unknown): void {
@@ -57,7 +56,9 @@ export class WebhookEndpointHooks implements ResourceHooks {
       const refusal = this.endpoints.refusal(url);
       if (refusal) {
         errors.push(
-          errorObject(422, `The URL is not allowed: ${refusal}.`, { source: { pointer: `${POINTER}/url` } }),
+          errorObject(422, `The URL is not allowed: ${refusal}.`, {
+            source: { pointer: attributePointer('url') },
+          }),
         );
       }
     }
@@ -68,7 +69,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
           errorObject(
             422,
             `"${event}" is not an event this platform emits: use names from GET /int/v1/webhook-events, or "*" for all.`,
-            { source: { pointer: `${POINTER}/events/${index}` } },
+            { source: { pointer: attributePointer('events', index) } },
           ),
         );
       });

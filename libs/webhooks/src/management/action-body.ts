@@ -1,12 +1,12 @@
 import { Type } from '@nestjs/common';
-import { ApiError, validateDto } from '@wharf/core';
+import { ATTRIBUTES_POINTER, ApiError, BODY_POINTER, validateDto } from '@wharf/core';
 
 /** Reads the JSON body of an action route (e.g. `{since, until}`) against its DTO; no body is `{}`. */
 export function readActionBody<T extends object>(dto: Type<T>, body: unknown, action: string): T {
   const data = body ?? {};
   if (typeof data !== 'object' || Array.isArray(data))
-    throw ApiError.invalid('', 'The body must be a JSON object.');
-  const errors = validateDto(dto, data as Record<string, unknown>, false, '', action);
+    throw ApiError.invalid(BODY_POINTER, 'The body must be a JSON object.');
+  const errors = validateDto(dto, data as Record<string, unknown>, false, ATTRIBUTES_POINTER, action);
   if (errors.length) throw new ApiError(422, errors);
   return data as T;
 }

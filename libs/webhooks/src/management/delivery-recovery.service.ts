@@ -1,7 +1,15 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, ApiError, AppConfig, RequestContext, ResourceServices } from '@wharf/core';
+import {
+  APP_CONFIG,
+  ApiError,
+  AppConfig,
+  BODY_POINTER,
+  RequestContext,
+  ResourceServices,
+  attributePointer,
+} from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
@@ -33,7 +41,7 @@ export class DeliveryRecoveryService {
     const { since, until } = readActionBody(RecoverDto, body, 'a recover request');
     const from = new Date(since);
     const to = until === undefined ? null : new Date(until);
-    if (to && to < from) throw ApiError.invalid('/until', 'until must not be before since.');
+    if (to && to < from) throw ApiError.invalid(attributePointer('until'), 'until must not be before since.');
     await this.requireEnabled(uuid);
     const deliveries = await deliveryRequeue.failedInWindow(
       this.dataSource,
@@ -51,10 +59,7 @@ export class DeliveryRecoveryService {
       webhook_request_log: { test: boolean; webhook_endpoint_uuid: string; event_id: string };
     };
     if (log.test) {
-      throw ApiError.invalid(
-        '/webhook_request_log/test',
-        'A test send is not queued: send a new test event.',
-      );
+      throw ApiError.invalid(attributePointer('test'), 'A test send is not queued: send a new test event.');
     }
     await this.requireEnabled(log.webhook_endpoint_uuid);
     const delivery = await deliveryRequeue.one(
@@ -64,10 +69,7 @@ export class DeliveryRecoveryService {
       log.event_id,
     );
     if (!delivery) {
-      throw ApiError.invalid(
-        '/webhook_request_log',
-        'This event is no longer stored, so it cannot be resent.',
-      );
+      throw ApiError.invalid(BODY_POINTER, 'This event is no longer stored, so it cannot be resent.');
     }
     return this.enqueue([delivery]);
   }
@@ -76,7 +78,7 @@ export class DeliveryRecoveryService {
     const endpoint = await this.endpoints.stored(endpointUuid);
     if (endpoint.status !== 'enabled') {
       throw ApiError.invalid(
-        '/webhook_endpoint/status',
+        attributePointer('status'),
         'The endpoint is disabled: enable it first, or its deliveries would fail again at once.',
       );
     }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ApiError, ResourceServices } from '@wharf/core';
+import { ApiError, ResourceServices, attributePointer } from '@wharf/core';
 import { Attempt, WebhookSender } from '../delivery/webhook-sender';
 import { StoredEndpoint, WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
@@ -49,7 +49,7 @@ export class EndpointProbeService {
     const event = request.event ?? DEFAULT_TEST_EVENT;
     if (request.event !== undefined && !this.catalog.has(event)) {
       throw ApiError.invalid(
-        '/event',
+        attributePointer('event'),
         `"${event}" is not an event this platform emits: use a name from GET /int/v1/webhook-events.`,
       );
     }
@@ -79,7 +79,7 @@ export class EndpointProbeService {
         `Ownership not verified: ${problem}. Answer the POST {"type": "webhook.verification", "challenge": …} ` +
           'with a 2xx whose body is the challenge string or {"challenge": "<the challenge>"}.',
         {
-          source: { pointer: '/webhook_endpoint/url' },
+          source: { pointer: attributePointer('url') },
           meta: {
             response_status: attempt.response_status,
             response_body: attempt.response_body?.slice(0, 1024) ?? null,
