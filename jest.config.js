@@ -20,6 +20,7 @@ const shared = {
   moduleNameMapper: {
     '^@wharf/api$': '<rootDir>/apps/api/src/api',
     '^@wharf/worker$': '<rootDir>/apps/worker/src/worker',
+    '^@wharf/client$': '<rootDir>/clients/typescript/src',
     '^@wharf/(core|webhooks)$': '<rootDir>/libs/$1/src',
     '^@wharf/(core|webhooks)/(.*)$': '<rootDir>/libs/$1/src/$2',
     '^@wharf/([a-z0-9-]+)$': '<rootDir>/extensions/$1/src',

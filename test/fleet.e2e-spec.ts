@@ -387,11 +387,15 @@ describe('fleet: vehicles, drivers and orders with their domain events', () => {
         const stored = events.find((e) => e.event_id === envelope.id)!;
         expect(envelope).toEqual(stored.payload);
       }
-      const logged = await sql(
-        api,
-        `SELECT DISTINCT event_id FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1 AND status = 'successful'`,
-        [endpoint.uuid],
-      );
+      // The attempt is logged after the receiver answered, so the last rows may trail the requests.
+      const logged = await eventually(async () => {
+        const rows = await sql(
+          api,
+          `SELECT DISTINCT event_id FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1 AND status = 'successful'`,
+          [endpoint.uuid],
+        );
+        return ids.every((id) => rows.some((r) => r.event_id === id)) ? rows : undefined;
+      });
       expect(logged.map((r) => r.event_id)).toEqual(expect.arrayContaining(ids));
     });
 

@@ -303,9 +303,9 @@ describe('resources: the five routes, nested writes and validation', () => {
       ]);
       for (const child of [...warehouse.sections, ...warehouse.docks]) {
         expect(child).toMatchObject({ warehouse_uuid: warehouse.uuid, company_uuid: acme.uuid });
-        expect(child).not.toHaveProperty('id');
+        expect(child.id).toBe(child.uuid);
       }
-      expect(warehouse.location).not.toHaveProperty('id');
+      expect(warehouse.location.id).toBe(warehouse.location.uuid);
 
       const read = await call('GET', `${W}/${warehouse.uuid}`);
       expect(read.body).toEqual({ warehouse });

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfig, runMain } from '@wharf/core';
 import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
 import { parseArgs } from './args';
+import { typescriptClient } from './clients/client.command';
 import { migrate } from './migrate.command';
 import { reencryptSecrets } from './secrets.command';
 import { start } from './start.command';
@@ -12,7 +13,8 @@ const USAGE = `usage: wharf <command>
   companies:create --name N [--json]            create a company and its first API key
   api-keys:create --company UUID [--name N] [--json]
   api-keys:revoke UUID
-  secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)`;
+  secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
+  client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)`;
 
 const COMMANDS = {
   start,
@@ -21,6 +23,7 @@ const COMMANDS = {
   'api-keys:create': createApiKey,
   'api-keys:revoke': revokeApiKey,
   'secrets:reencrypt': reencryptSecrets,
+  'client:typescript': typescriptClient,
 } as const;
 
 runMain(async () => {

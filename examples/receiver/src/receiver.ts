@@ -1,18 +1,12 @@
 import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { WebhookEvent, WebhookVerificationError, verifyWebhook } from '@wharf/client';
 import { DriverLocations } from './driver-locations';
 
 export { DriverLocations } from './driver-locations';
 export type { DriverLocation } from './driver-locations';
 
-/** The envelope every Wharf webhook carries. */
-export interface WebhookEvent {
-  id: string;
-  api_version: string;
-  event: string;
-  created_at: string;
-  data: { id: string; additionalData: Record<string, unknown>; [attribute: string]: unknown };
-}
+/** Every event Wharf delivers, typed per event name (`event.event` narrows `event.data`). */
+export type { WebhookEvent } from '@wharf/client';
 
 export interface Logger {
   info(message: string, details?: Record<string, unknown>): void;
@@ -116,7 +110,6 @@ function send(res: ServerResponse, status: number, body: Record<string, unknown>
  * processing it in the background.
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
-  const webhook = new Webhook(options.secret);
   const path = options.path ?? '/webhooks';
   const seen = new SeenIds(options.dedupeTtlMs ?? 48 * 3600_000);
   const locations = options.locations ?? new DriverLocations();
@@ -143,7 +136,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
 
     let payload: unknown;
     try {
-      payload = webhook.verify(body, headerValues(req.headers));
+      payload = verifyWebhook(options.secret, headerValues(req.headers), body);
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw new HttpError(401, error.message);
       throw new HttpError(400, 'the body is not JSON');

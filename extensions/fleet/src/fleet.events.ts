@@ -1,10 +1,11 @@
 import { EventDeclaration } from '@wharf/core';
 
-// Example payloads for the event catalog: `data` as delivered (the envelope adds `id` = `uuid`).
+// Example payloads for the event catalog: `data` as delivered (every record repeats its uuid as `id`).
 const AT = '2026-11-20T10:00:00.000Z';
 const COMPANY = '0f5c3a9e-1b2d-4c6e-8f0a-2b4d6f8a0c1e';
 const stamps = { company_uuid: COMPANY, created_at: AT, updated_at: AT };
 const VEHICLE = {
+  id: '5b0f1c4e-3d2a-4f6b-9c8d-7e6f5a4b3c2d',
   uuid: '5b0f1c4e-3d2a-4f6b-9c8d-7e6f5a4b3c2d',
   plate_number: 'RT-482-K',
   make: 'Mercedes-Benz',
@@ -14,6 +15,7 @@ const VEHICLE = {
   ...stamps,
 };
 const DRIVER_COLUMNS = {
+  id: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
   uuid: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
   vehicle_uuid: VEHICLE.uuid,
   name: 'Ana de Vries',
@@ -26,6 +28,7 @@ const DRIVER_COLUMNS = {
 };
 const DRIVER = { ...DRIVER_COLUMNS, vehicle: VEHICLE };
 const place = (uuid: string, name: string) => ({
+  id: uuid,
   uuid,
   name,
   street: null,
@@ -40,6 +43,7 @@ const place = (uuid: string, name: string) => ({
 const PICKUP = place('7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d', 'Waalhaven depot');
 const DROPOFF = place('1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', 'Coolsingel store');
 const order = (status: string, previous_status: string) => ({
+  id: '3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b',
   uuid: '3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b',
   reference: 'PO-10442',
   status,

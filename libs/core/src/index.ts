@@ -23,6 +23,7 @@ export * from './logging/logger';
 export * from './openapi/dto-schema';
 export * from './openapi/openapi';
 export * from './openapi/openapi-names';
+export * from './openapi/record-json-schema';
 export * from './openapi/resource-docs.decorator';
 export * from './redis/redis';
 export * from './redis/queue.module';

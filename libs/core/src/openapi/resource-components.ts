@@ -24,16 +24,23 @@ export function columnSchema(column: ColumnInfo): JsonSchema {
   }
 }
 
-/** The record as served: every column (nullable where the table allows it) and embedded relationships. */
-function recordSchema(def: ResourceDefinition, dataSource: DataSource): JsonSchema {
-  const nullable = new Set(
+/** The columns of a resource that may be null as served (never its keys). */
+export function nullableColumns(def: ResourceDefinition, dataSource: DataSource): Set<string> {
+  return new Set(
     dataSource.hasMetadata(def.entity)
       ? dataSource
           .getMetadata(def.entity)
-          .columns.filter((column) => column.isNullable)
+          .columns.filter(
+            (column) => column.isNullable && !['uuid', 'company_uuid'].includes(column.propertyName),
+          )
           .map((column) => column.propertyName)
       : [],
   );
+}
+
+/** The record as served: every column (nullable where the table allows it) and embedded relationships. */
+function recordSchema(def: ResourceDefinition, dataSource: DataSource): JsonSchema {
+  const nullable = nullableColumns(def, dataSource);
   const properties: Record<string, JsonSchema> = {
     id: {
       type: 'string',
@@ -43,10 +50,7 @@ function recordSchema(def: ResourceDefinition, dataSource: DataSource): JsonSche
   };
   for (const column of def.columns.values()) {
     const schema = columnSchema(column);
-    properties[column.name] =
-      nullable.has(column.name) && !['uuid', 'company_uuid'].includes(column.name)
-        ? { ...schema, nullable: true }
-        : schema;
+    properties[column.name] = nullable.has(column.name) ? { ...schema, nullable: true } : schema;
   }
   for (const embed of def.embeds) {
     const target = schemaRef(schemaName(embed.target().name));

@@ -32,7 +32,7 @@ function exampleValue(def: ResourceDefinition, column: ColumnInfo): unknown {
 
 /** A record of the resource as it is serialised, embedded relationships one level deep. */
 export function exampleRecord(def: ResourceDefinition, depth = 0): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
+  const record: Record<string, unknown> = { id: exampleUuid(def.name) };
   for (const column of def.columns.values()) record[column.name] = exampleValue(def, column);
   if (depth === 0) {
     for (const embed of def.embeds) {

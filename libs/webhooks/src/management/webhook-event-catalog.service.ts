@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { ResourceAction, ResourceRegistry, extensionManifest, isExtension } from '@wharf/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { JsonSchema, ResourceAction, ResourceRegistry, extensionManifest, isExtension } from '@wharf/core';
+import { DataSource } from 'typeorm';
 import { Envelope } from '../outbox/envelope';
 import { exampleChanges, exampleEnvelope, exampleRecord } from './event-examples';
+import { changesSchema, eventSchema, schemaOfExample } from './event-schemas';
 
 /** One event a webhook endpoint can subscribe to. */
 export interface CatalogEvent {
@@ -12,6 +15,8 @@ export interface CatalogEvent {
   description: string;
   /** The envelope as it is delivered, with example data. */
   example: Envelope;
+  /** JSON Schema (2020-12) of the envelope as delivered; typed clients are generated from it. */
+  schema: JsonSchema;
 }
 
 const ACTIONS: Record<ResourceAction, (resource: string) => string> = {
@@ -33,6 +38,7 @@ export class WebhookEventCatalog {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly modules: ModulesContainer,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   all(): CatalogEvent[] {
@@ -57,11 +63,22 @@ export class WebhookEventCatalog {
       for (const action of Object.keys(ACTIONS) as ResourceAction[]) {
         const name = `${def.keys.singular}.${action}`;
         const additionalData = action === 'updated' ? { changes: exampleChanges(def, record) } : {};
+        const description = ACTIONS[action](def.name);
+        const additionalSchema =
+          action === 'updated'
+            ? {
+                type: 'object',
+                properties: { changes: changesSchema(def, this.dataSource) },
+                required: ['changes'],
+                additionalProperties: false,
+              }
+            : { type: 'object', properties: {}, additionalProperties: false };
         events.push({
           name,
           resource: def.name,
-          description: ACTIONS[action](def.name),
+          description,
           example: exampleEnvelope(name, { ...record, additionalData }),
+          schema: eventSchema(name, description, def, additionalSchema, this.dataSource),
         });
       }
     }
@@ -74,11 +91,19 @@ export class WebhookEventCatalog {
         // A declared example is the event's `data`, or a whole envelope when it has `event` and `data`.
         const data =
           'event' in example && 'data' in example ? (example.data as Record<string, unknown>) : example;
+        const envelope = exampleEnvelope(declared.name, data);
         events.push({
           name: declared.name,
           resource: def?.name ?? prefix.replace(/_/g, '-'),
           description: declared.description,
-          example: exampleEnvelope(declared.name, data),
+          example: envelope,
+          schema: eventSchema(
+            declared.name,
+            declared.description,
+            def,
+            schemaOfExample(envelope.data.additionalData),
+            this.dataSource,
+          ),
         });
       }
     }

@@ -27,8 +27,12 @@ export class WebhookEventsController {
               resource: { type: 'string', example: 'warehouse' },
               description: { type: 'string' },
               example: { type: 'object', description: 'The envelope as delivered, with example data.' },
+              schema: {
+                type: 'object',
+                description: 'JSON Schema (2020-12) of the envelope as delivered.',
+              },
             },
-            required: ['name', 'resource', 'description', 'example'],
+            required: ['name', 'resource', 'description', 'example', 'schema'],
           },
         },
       },

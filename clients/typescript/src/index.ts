@@ -1,0 +1,54 @@
+import createClient, { Client, ClientOptions } from 'openapi-fetch';
+import { Webhook } from 'standardwebhooks';
+import type { paths } from './generated/api';
+import type { WebhookEvent } from './generated/events';
+
+export type { components, operations, paths } from './generated/api';
+export * from './generated/events';
+
+export interface WharfClientOptions extends ClientOptions {
+  /** Where the api is served, e.g. `https://wharf.example.com`. */
+  baseUrl: string;
+  /** An API key of your company; sent as `Authorization: Bearer <key>`. */
+  apiKey: string;
+}
+
+export type WharfClient = Client<paths>;
+
+/**
+ * A typed client of every route of the api (openapi-fetch over the generated `paths`):
+ * `client.GET('/inventory/int/v1/warehouses', { params: { query: { limit: 10, filters: { name_like: 'dock' } } } })`.
+ */
+export function createWharfClient({ apiKey, headers, ...options }: WharfClientOptions): WharfClient {
+  return createClient<paths>({
+    // The list grammar's operators are plain parameters (`name_like=dock`), not `filters[name_like]`.
+    querySerializer: { array: { style: 'form', explode: false }, object: { style: 'form', explode: true } },
+    ...options,
+    headers: { ...(headers as Record<string, string> | undefined), authorization: `Bearer ${apiKey}` },
+  });
+}
+
+/** Request headers as Node (`req.headers`) or fetch (`request.headers`) give them. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
+function signedHeaders(headers: WebhookHeaders): Record<string, string> {
+  const read = (name: string): string | undefined => {
+    if (headers instanceof Headers) return headers.get(name) ?? undefined;
+    const value = headers[name] ?? headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(' ') : value;
+  };
+  return Object.fromEntries(SIGNED_HEADERS.map((name) => [name, read(name) ?? '']));
+}
+
+/**
+ * Verifies a delivery (Standard Webhooks: signature over `<id>.<timestamp>.<raw body>` with the endpoint's
+ * `whsec_…` secret, timestamp within 5 minutes) and returns the typed event; throws
+ * `WebhookVerificationError` otherwise. Pass the raw body exactly as received, never re-serialised JSON.
+ */
+export function verifyWebhook(secret: string, headers: WebhookHeaders, body: string | Buffer): WebhookEvent {
+  return new Webhook(secret).verify(body, signedHeaders(headers)) as WebhookEvent;
+}
+
+export { WebhookVerificationError } from 'standardwebhooks';

@@ -1,0 +1,76 @@
+import { JsonSchema, ResourceDefinition, columnJsonSchema, recordJsonSchema } from '@wharf/core';
+import { DataSource } from 'typeorm';
+import { API_VERSION } from '../outbox/envelope';
+
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** The schema of a value as the example shows it: for the `additionalData` of declared custom events. */
+export function schemaOfExample(value: unknown): JsonSchema {
+  if (value === null) return { type: 'null' };
+  if (Array.isArray(value)) return { type: 'array' };
+  switch (typeof value) {
+    case 'string':
+      return { type: 'string' };
+    case 'number':
+      return { type: Number.isInteger(value) ? 'integer' : 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'object': {
+      const entries = Object.entries(value as Record<string, unknown>);
+      return {
+        type: 'object',
+        properties: Object.fromEntries(entries.map(([key, item]) => [key, schemaOfExample(item)])),
+        required: entries.map(([key]) => key),
+      };
+    }
+    default:
+      return {};
+  }
+}
+
+/** `additionalData.changes` of `<resource>.updated`: `{field: [old, new]}` for the fields that changed. */
+export function changesSchema(def: ResourceDefinition, dataSource: DataSource): JsonSchema {
+  const record = recordJsonSchema(def, dataSource);
+  const properties: Record<string, JsonSchema> = {};
+  for (const [field, schema] of Object.entries<JsonSchema>(record.properties)) {
+    if (field === 'id') continue;
+    const value = def.columns.has(field) ? columnJsonSchema(def, dataSource, field) : schema;
+    properties[field] = { type: 'array', prefixItems: [value, value], minItems: 2, maxItems: 2 };
+  }
+  return { type: 'object', properties, additionalProperties: false };
+}
+
+/**
+ * The JSON Schema (2020-12) of an event's envelope as delivered: `data` is the record of `def` (when the
+ * event is about a resource) plus `additionalData`.
+ */
+export function eventSchema(
+  name: string,
+  description: string,
+  def: ResourceDefinition | undefined,
+  additionalData: JsonSchema,
+  dataSource: DataSource,
+): JsonSchema {
+  const record = def
+    ? recordJsonSchema(def, dataSource)
+    : { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    title: name,
+    description,
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^evt_' },
+      api_version: { const: API_VERSION },
+      event: { const: name },
+      created_at: { type: 'string', format: 'date-time' },
+      data: {
+        ...record,
+        properties: { ...record.properties, additionalData },
+        required: [...record.required, 'additionalData'],
+      },
+    },
+    required: ['id', 'api_version', 'event', 'created_at', 'data'],
+    additionalProperties: false,
+  };
+}

@@ -1,0 +1,178 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplicationContext } from '@nestjs/common';
+import {
+  WEBHOOK_EVENT_NAMES,
+  WarehouseCreatedEvent,
+  WebhookVerificationError,
+  createWharfClient,
+  verifyWebhook,
+} from '@wharf/client';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { createCompany, TestCompany } from './support/accounts';
+import { eventually, http } from './support/http';
+import { CLI, ROOT, assertBuilt, runNode } from './support/processes';
+import { Receiver } from './support/receiver';
+import { startApi, TestApi } from './support/test-app';
+import { FAST_WEBHOOKS, createEndpoint } from './support/webhooks';
+import { startWorker } from './support/worker';
+
+const GENERATED = join(ROOT, 'clients', 'typescript', 'src', 'generated');
+
+describe('@wharf/client (clients/typescript)', () => {
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let receiver: Receiver;
+  let acme: TestCompany;
+
+  beforeAll(async () => {
+    api = await startApi({ env: FAST_WEBHOOKS });
+    worker = await startWorker(api.config);
+    receiver = await new Receiver().start();
+    acme = await createCompany(api, 'Client Co');
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await receiver?.stop();
+    await api?.close();
+  });
+
+  it('is committed as `npm run client:generate` writes it from the api (regenerate when this fails)', async () => {
+    assertBuilt();
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-client-'));
+    try {
+      const run = runNode(CLI, ['client:typescript', dir], {
+        DATABASE_URL: api.config.databaseUrl,
+        REDIS_URL: api.config.redisUrl,
+        QUEUE_PREFIX: api.config.queuePrefix,
+        NODE_ENV: 'test',
+      });
+      expect({ code: (await run.exited).code, output: run.output() }).toEqual({
+        code: 0,
+        output: expect.stringContaining('Wrote 2 file(s)'),
+      });
+      const files = readdirSync(dir).sort();
+      expect(files).toEqual(readdirSync(GENERATED).sort());
+      for (const file of files) {
+        const fresh = readFileSync(join(dir, file), 'utf8');
+        const committed = readFileSync(join(GENERATED, file), 'utf8');
+        expect({ file, stale: fresh !== committed }).toEqual({ file, stale: false });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does CRUD and the list grammar against the real api, typed', async () => {
+    const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
+    const W = '/inventory/int/v1/warehouses';
+    const names = ['Alpha dock', 'Beta dock', 'Gamma yard'];
+    for (const name of names) {
+      const { data, response } = await client.POST(W, {
+        body: {
+          warehouse: { name, address: '1 Quay', city: 'Rotterdam', state: 'ZH', zip: '3011', capacity: 5 },
+        },
+      });
+      expect(response.status).toBe(201);
+      expect(data!.warehouse.name).toBe(name);
+    }
+
+    const listed = await client.GET(W, {
+      params: { query: { limit: 1, sort: 'name:desc', query: 'dock', filters: { capacity_gte: '5' } } },
+    });
+    expect(listed.response.status).toBe(200);
+    expect(listed.data!.warehouses.map((w) => w.name)).toEqual(['Beta dock']);
+    expect(listed.data!.meta).toMatchObject({ total: 2, per_page: 1, last_page: 2 });
+
+    const [beta] = listed.data!.warehouses;
+    expect(beta.id).toBe(beta.uuid);
+    const one = await client.GET(`${W}/{uuid}`, { params: { path: { uuid: beta.uuid } } });
+    expect(one.data!.warehouse).toEqual(beta);
+
+    const updated = await client.PUT(`${W}/{uuid}`, {
+      params: { path: { uuid: beta.uuid } },
+      body: { warehouse: { capacity: 9, sections: [{ name: 'North' }] } },
+    });
+    expect(updated.data!.warehouse).toMatchObject({ capacity: 9, sections: [{ name: 'North' }] });
+
+    const invalid = await client.POST(W, { body: { name: '' } as never });
+    expect(invalid.response.status).toBe(422);
+    expect(invalid.error!.errors[0].source?.pointer).toMatch(/^\/data\/attributes\//);
+
+    const removed = await client.DELETE(`${W}/{uuid}`, { params: { path: { uuid: beta.uuid } } });
+    expect(removed.response.status).toBe(200);
+    const gone = await client.GET(`${W}/{uuid}`, { params: { path: { uuid: beta.uuid } } });
+    expect(gone.response.status).toBe(404);
+  });
+
+  it('verifies a real delivery and returns it typed; the catalog schemas describe it', async () => {
+    const { endpoint, secret } = await createEndpoint(api, acme, `${receiver.url}/hook`, [
+      'warehouse.created',
+    ]);
+    expect(endpoint.uuid).toBeDefined();
+    const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
+    await client.POST('/inventory/int/v1/warehouses', {
+      body: {
+        name: 'Delivered',
+        address: '1 Quay',
+        city: 'Rotterdam',
+        state: 'ZH',
+        zip: '3011',
+        capacity: 1,
+      },
+    });
+    const delivery = await eventually(async () => receiver.requests.find((r) => r.path === '/hook'), 30_000);
+
+    const event = verifyWebhook(secret, delivery.headers, delivery.body);
+    if (event.event !== 'warehouse.created') throw new Error(`unexpected ${event.event}`);
+    const created: WarehouseCreatedEvent = event; // narrowed on `event`
+    expect(created.data.name).toBe('Delivered');
+    expect(created.data.id).toBe(created.data.uuid);
+    expect(() =>
+      verifyWebhook(secret, delivery.headers, delivery.body.replace('Delivered', 'Forged')),
+    ).toThrow(WebhookVerificationError);
+
+    // The catalog's JSON Schemas accept what is delivered and the catalog's own examples, and the
+    // generated client knows exactly the catalog's event names.
+    const catalog = (await http(api.url, 'GET', '/int/v1/webhook-events', { key: acme.key })).body
+      .webhook_events as { name: string; example: unknown; schema: object }[];
+    expect(catalog.map((e) => e.name)).toEqual([...WEBHOOK_EVENT_NAMES]);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const validate = (name: string, value: unknown) => {
+      const check = ajv.compile(catalog.find((e) => e.name === name)!.schema);
+      return check(value) ? [] : check.errors;
+    };
+    expect(validate('warehouse.created', JSON.parse(delivery.body))).toEqual([]);
+    for (const entry of catalog)
+      expect({ event: entry.name, errors: validate(entry.name, entry.example) }).toEqual({
+        event: entry.name,
+        errors: [],
+      });
+    expect(
+      validate('warehouse.created', { ...JSON.parse(delivery.body), event: 'warehouse.deleted' }),
+    ).not.toEqual([]);
+  });
+
+  it('catches a wrong field name at compile time', () => {
+    const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
+    const typed = async () => {
+      const { data } = await client.GET('/inventory/int/v1/warehouses/{uuid}', {
+        params: { path: { uuid: '00000000-0000-4000-8000-000000000000' } },
+      });
+      // @ts-expect-error `nmae` is not a field of a warehouse record
+      return data?.warehouse.nmae;
+    };
+    const body = () =>
+      client.POST('/inventory/int/v1/warehouses', {
+        // @ts-expect-error `capacty` is not a field of a warehouse body
+        body: { warehouse: { name: 'x', address: 'x', city: 'x', state: 'x', zip: 'x', capacty: 1 } },
+      });
+    // Type checking (npm run lint) is the assertion; the functions exist so the code is real.
+    expect(typeof typed).toBe('function');
+    expect(typeof body).toBe('function');
+  });
+});
