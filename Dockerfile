@@ -2,6 +2,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The lock covers the example Ember app's workspace too (dev dependencies only, pruned below).
+COPY examples/ember-app/package.json ./examples/ember-app/
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { loadConfig, runMain } from '@wharf/core';
 import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
 import { parseArgs } from './args';
-import { typescriptClient } from './clients/client.command';
+import { emberClient, typescriptClient } from './clients/client.command';
 import { migrate } from './migrate.command';
 import { reencryptSecrets } from './secrets.command';
 import { start } from './start.command';
@@ -14,7 +14,8 @@ const USAGE = `usage: wharf <command>
   api-keys:create --company UUID [--name N] [--json]
   api-keys:revoke UUID
   secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
-  client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)`;
+  client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)
+  client:ember DIR                              write Ember Data models, adapters and serializers into an app`;
 
 const COMMANDS = {
   start,
@@ -24,6 +25,7 @@ const COMMANDS = {
   'api-keys:revoke': revokeApiKey,
   'secrets:reencrypt': reencryptSecrets,
   'client:typescript': typescriptClient,
+  'client:ember': emberClient,
 } as const;
 
 runMain(async () => {

@@ -8,12 +8,27 @@ import {
   ensureDatabase,
 } from '@wharf/core';
 import { CatalogEvent, WebhookEventCatalog } from '@wharf/webhooks';
+import { DataSource } from 'typeorm';
 
 /** What the clients are generated from: the api's OpenAPI document, its resources and its event catalog. */
 export interface ApiDescription {
   document: OpenAPIObject;
   resources: ResourceDefinition[];
   events: CatalogEvent[];
+  /** Column defaults of each resource's table that a client can apply itself (constants, not SQL). */
+  defaults: Map<ResourceDefinition, Record<string, string | number | boolean>>;
+}
+
+function constantDefaults(dataSource: DataSource, def: ResourceDefinition) {
+  const defaults: Record<string, string | number | boolean> = {};
+  if (!dataSource.hasMetadata(def.entity)) return defaults;
+  for (const column of dataSource.getMetadata(def.entity).columns) {
+    const value: unknown = column.default;
+    if (['string', 'number', 'boolean'].includes(typeof value)) {
+      defaults[column.propertyName] = value as string | number | boolean;
+    }
+  }
+  return defaults;
 }
 
 /** Builds the api in-process (not listening) with the configured extensions and reads its description. */
@@ -22,10 +37,13 @@ export async function describeApi(config: AppConfig): Promise<ApiDescription> {
   const app = await createApi({ ...config, logLevel: 'error' });
   try {
     await app.init();
+    const resources = app.get(ResourceRegistry, { strict: false }).all();
+    const dataSource = app.get(DataSource, { strict: false });
     return {
       document: buildOpenApiDocument(app),
-      resources: app.get(ResourceRegistry, { strict: false }).all(),
+      resources,
       events: app.get(WebhookEventCatalog, { strict: false }).all(),
+      defaults: new Map(resources.map((def) => [def, constantDefaults(dataSource, def)])),
     };
   } finally {
     await app.close();

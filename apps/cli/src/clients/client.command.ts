@@ -1,8 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AppConfig } from '@wharf/core';
+import { AppConfig, resourceOperationId } from '@wharf/core';
+import { UsageError } from '../accounts.command';
 import { ParsedArgs } from '../args';
 import { describeApi } from './api-description';
+import { emberClientFiles } from './ember-client';
 import { typescriptClientFiles } from './typescript-client';
 
 async function writeAll(dir: string, files: Record<string, string>): Promise<void> {
@@ -19,4 +21,23 @@ export async function typescriptClient(config: AppConfig, args: ParsedArgs): Pro
   const dir = resolve(args.positional[0] ?? 'clients/typescript/src/generated');
   const { document, events } = await describeApi(config);
   await writeAll(dir, await typescriptClientFiles(document, events));
+}
+
+/** `client:ember <dir>`: models, adapters and serializers of every registered resource, into an Ember app. */
+export async function emberClient(config: AppConfig, args: ParsedArgs): Promise<void> {
+  const dir = args.positional[0];
+  if (!dir)
+    throw new UsageError('client:ember needs the app directory to write to, e.g. examples/ember-app/app');
+  const { document, resources, defaults } = await describeApi(config);
+  const listPaths = new Map<string, string>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    const id = (item.get as { operationId?: string } | undefined)?.operationId;
+    if (id) listPaths.set(id, path);
+  }
+  const located = resources.map((def) => {
+    const path = listPaths.get(resourceOperationId('list', def.name));
+    if (!path) throw new Error(`No list route found for ${def.name}`);
+    return { def, namespace: path.slice(1, -`/${def.path}`.length), defaults: defaults.get(def) ?? {} };
+  });
+  await writeAll(resolve(dir), emberClientFiles(located));
 }
