@@ -734,6 +734,24 @@ describe('webhook management API (the console’s backend)', () => {
         event: 'trailer.arrived',
         data: { id: '7d1f5c9e-3a2b-4c8d-9e0f-1a2b3c4d5e6f', dock: 'D4', additionalData: { gate: 'North' } },
       }),
+      // No resource is called trailer: the schema follows the declared example.
+      schema: expect.objectContaining({
+        properties: expect.objectContaining({
+          event: { const: 'trailer.arrived' },
+          data: expect.objectContaining({
+            properties: {
+              id: { type: 'string' },
+              dock: { type: 'string' },
+              additionalData: {
+                type: 'object',
+                properties: { gate: { type: 'string' } },
+                required: ['gate'],
+              },
+            },
+            required: ['id', 'dock', 'additionalData'],
+          }),
+        }),
+      }),
     });
 
     const senders = await call('GET', '/int/v1/webhook-sender-addresses');

@@ -117,7 +117,7 @@ function nested(
   // Stock Ember Data serializers send the primary key as `id`; it names the same record as `uuid`.
   const given = raw.uuid ?? raw.id;
   const uuid = typeof given === 'string' ? given : undefined;
-  if (raw.uuid !== undefined && raw.id !== undefined && raw.uuid !== raw.id) {
+  if (raw.uuid != null && raw.id != null && raw.uuid !== raw.id) {
     errors.push(
       errorObject(422, 'id and uuid name different records; send one of them.', {
         source: { pointer: `${pointer}/id` },

@@ -41,19 +41,19 @@ export function changesSchema(def: ResourceDefinition, dataSource: DataSource): 
 }
 
 /**
- * The JSON Schema (2020-12) of an event's envelope as delivered: `data` is the record of `def` (when the
- * event is about a resource) plus `additionalData`.
+ * The JSON Schema (2020-12) of an event's envelope as delivered: `data` is the record of the resource the
+ * event is about (or shaped like the declared example when there is none) plus `additionalData`.
  */
 export function eventSchema(
   name: string,
   description: string,
-  def: ResourceDefinition | undefined,
+  about: ResourceDefinition | Record<string, unknown>,
   additionalData: JsonSchema,
   dataSource: DataSource,
 ): JsonSchema {
-  const record = def
-    ? recordJsonSchema(def, dataSource)
-    : { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+  // An event about no registered resource is described by its declared example.
+  const record =
+    'columns' in about ? recordJsonSchema(about as ResourceDefinition, dataSource) : schemaOfExample(about);
   return {
     $schema: JSON_SCHEMA_DIALECT,
     title: name,

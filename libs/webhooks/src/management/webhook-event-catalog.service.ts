@@ -92,6 +92,7 @@ export class WebhookEventCatalog {
         const data =
           'event' in example && 'data' in example ? (example.data as Record<string, unknown>) : example;
         const envelope = exampleEnvelope(declared.name, data);
+        const { additionalData: additional, ...attributes } = envelope.data;
         events.push({
           name: declared.name,
           resource: def?.name ?? prefix.replace(/_/g, '-'),
@@ -100,8 +101,8 @@ export class WebhookEventCatalog {
           schema: eventSchema(
             declared.name,
             declared.description,
-            def,
-            schemaOfExample(envelope.data.additionalData),
+            def ?? attributes,
+            schemaOfExample(additional),
             this.dataSource,
           ),
         });
