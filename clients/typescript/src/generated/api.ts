@@ -671,10 +671,13 @@ export interface components {
         ListMeta: {
             total: number;
             per_page: number;
-            current_page: number;
+            /** @description null on a page reached by `cursor`. */
+            current_page: number | null;
             last_page: number;
             from: number | null;
             to: number | null;
+            /** @description Pass as `cursor` (with the same `sort`) for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description A JSON:API error object. */
         ErrorObject: {
@@ -1982,6 +1985,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over name, city. */
@@ -2330,6 +2335,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over url, description. */
@@ -2819,6 +2826,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over event, event_id, url. */
@@ -2982,6 +2991,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over plate_number, make, model. */
@@ -3214,6 +3225,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over name, phone, email. */
@@ -3448,6 +3461,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over reference, notes. */
@@ -3661,6 +3676,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over name. */
@@ -3876,6 +3893,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over name. */
@@ -4081,6 +4100,8 @@ export interface operations {
                 page?: number;
                 /** @description Row offset; wins over `page`. */
                 offset?: number;
+                /** @description Keyset cursor from `meta.next_cursor`: the page after it, at the cost of a first page however deep. Not combinable with `page`/`offset`. */
+                cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
                 /** @description Case-insensitive substring over dock_number. */

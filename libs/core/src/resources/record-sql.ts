@@ -22,8 +22,12 @@ function object(pairs: [string, string][]): string {
   return `(${chunks.join(' || ')})::json`;
 }
 
+/** `id` repeats `uuid` so generic clients (Ember Data's default primary key) work unchanged. */
 function columns(def: ResourceDefinition, alias: string): [string, string][] {
-  return [...def.columns.values()].map((column) => [column.name, value(alias, column)]);
+  return [
+    ['id', `${alias}."uuid"`],
+    ...[...def.columns.values()].map((column): [string, string] => [column.name, value(alias, column)]),
+  ];
 }
 
 /**
