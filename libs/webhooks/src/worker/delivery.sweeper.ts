@@ -9,9 +9,10 @@ import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
 import { maxAttempts } from './retry-schedule';
 
 /**
- * PostgreSQL is the source of truth: a delivery still pending well after its next attempt was due has
- * lost its job (Redis restarted without persistence, a crash between commit and enqueue). Re-enqueue it;
- * the job id is the delivery uuid, so a job that still exists is left alone.
+ * PostgreSQL is the source of truth: a delivery admitted to the queue well before and still pending may
+ * have lost its job (Redis restarted without persistence, a crash between admission and enqueue).
+ * Re-enqueue it; the job id names the delivery and its admission, so a job that still exists is left
+ * alone. Waiting deliveries are the DeliveryAdmitter's.
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -31,8 +32,8 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   async sweep(): Promise<number> {
     const late: { uuid: string }[] = await this.dataSource.query(
       `SELECT uuid FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-       ORDER BY next_attempt_at LIMIT 1000`,
+       WHERE status = 'pending' AND admitted_at < now() - make_interval(secs => $1)
+       ORDER BY admitted_at LIMIT 1000`,
       [this.config.webhooks.sweepGraceMs / 1000],
     );
     return enqueueDeliveries(
