@@ -10,6 +10,8 @@ import { startWorker } from './support/worker';
 
 const W = '/inventory/int/v1/warehouses';
 const E = '/int/v1/webhook-endpoints';
+/** These suites write hundreds of records a minute from one address. */
+const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '100000' };
 const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
 
 function workerEnv(api: TestApi): Record<string, string> {
@@ -63,7 +65,7 @@ describe('webhooks: one endpoint never delays another', () => {
 
   beforeAll(async () => {
     // No attempt times out while the test runs: nothing but isolation can let B's deliveries through.
-    api = await startApi({ env: { ...FAST_WEBHOOKS, WEBHOOKS_TIMEOUT_MS: '600000' } });
+    api = await startApi({ env: { ...FAST_WEBHOOKS, ...NO_RATE_LIMIT, WEBHOOKS_TIMEOUT_MS: '600000' } });
     receiver = await new Receiver().start();
   });
   afterAll(async () => {
@@ -131,7 +133,7 @@ describe('webhooks: fair service across endpoints', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    api = await startApi({ env: FAST_WEBHOOKS });
+    api = await startApi({ env: { ...FAST_WEBHOOKS, ...NO_RATE_LIMIT } });
     receiver = await new Receiver().start();
     receiver.respond = () => ({ status: 200, delayMs: 100 });
   });
@@ -170,7 +172,7 @@ describe('webhooks: per-endpoint rate limit', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    api = await startApi({ env: FAST_WEBHOOKS });
+    api = await startApi({ env: { ...FAST_WEBHOOKS, ...NO_RATE_LIMIT } });
     receiver = await new Receiver().start();
   });
   afterAll(async () => {
@@ -215,6 +217,7 @@ describe('webhooks: slow endpoints are throttled', () => {
     api = await startApi({
       env: {
         ...FAST_WEBHOOKS,
+        ...NO_RATE_LIMIT,
         WEBHOOKS_TIMEOUT_MS: '300',
         WEBHOOKS_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms',
       },

@@ -9,6 +9,8 @@ import { startWorker } from './support/worker';
 
 const W = '/inventory/int/v1/warehouses';
 const E = '/int/v1/webhook-endpoints';
+/** These suites write hundreds of records a minute from one address. */
+const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '100000' };
 const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
 const UPDATES = 5;
 
@@ -67,7 +69,7 @@ describe('webhooks: ordered delivery per entity', () => {
 
   beforeAll(async () => {
     // The first retry is due 6.4 s or more after a failure (8 s − 20 % jitter).
-    api = await startApi({ env: { ...FAST_WEBHOOKS, WEBHOOKS_RETRY_SCHEDULE: '8s,8s' } });
+    api = await startApi({ env: { ...FAST_WEBHOOKS, ...NO_RATE_LIMIT, WEBHOOKS_RETRY_SCHEDULE: '8s,8s' } });
     receiver = await new Receiver().start();
   });
   afterAll(async () => {
@@ -144,7 +146,7 @@ describe('webhooks: ordered delivery survives a worker crash', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    api = await startApi({ env: FAST_WEBHOOKS });
+    api = await startApi({ env: { ...FAST_WEBHOOKS, ...NO_RATE_LIMIT } });
     receiver = await new Receiver().start();
   });
   afterAll(async () => {

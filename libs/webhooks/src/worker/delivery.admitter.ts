@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryRow, deliveryJob, deliveryJobData } from '../delivery/delivery-queue';
+import { OUTBOX_BARRIER, admittedCount, effectiveCap, inOrder, jobRows, waitingDue } from './admission-sql';
 import { maxAttempts } from './retry-schedule';
 
 /** Endpoints admitted in one transaction. */
@@ -23,44 +24,30 @@ const LOCK_ENDPOINTS = `SELECT uuid FROM webhook_endpoints WHERE uuid = ANY($1::
  * delivery waits while an earlier delivery of its record to the endpoint is pending (waiting, retrying or
  * in flight), and while any earlier outbox event is not fanned out yet (a relay in another worker may
  * hold an earlier event of the same record in a batch it has not committed). Due waiting deliveries of an
- * endpoint that is no longer enabled fail, as their attempt would.
+ * endpoint that is no longer enabled fail, as their attempt would. (The attempt recorder admits too, one
+ * successor per finished attempt, which never changes the count; see RECORD_ATTEMPTS.)
  */
 const ADMIT = `
-WITH barrier AS (
-  SELECT coalesce(min(id), 9223372036854775807) AS seq FROM webhook_events WHERE dispatched_at IS NULL
+WITH barrier AS (${OUTBOX_BARRIER}
 ), endpoint AS (
   SELECT ep.uuid, ep.status, ep.ordering = 'entity' AS ordered,
-    (CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) - (
-      SELECT count(*) FROM webhook_deliveries f
-      WHERE f.webhook_endpoint_uuid = ep.uuid AND f.status = 'pending' AND f.admitted_at IS NOT NULL
-    )::int AS free
+    ${effectiveCap('ep')} - ${admittedCount('ep.uuid')} AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY($1::uuid[])
 ), picked AS (
   SELECT w.uuid FROM endpoint ep CROSS JOIN barrier b CROSS JOIN LATERAL (
     SELECT d.uuid FROM webhook_deliveries d
-    WHERE d.webhook_endpoint_uuid = ep.uuid AND d.status = 'pending' AND d.admitted_at IS NULL
-      AND d.next_attempt_at <= now()
-      AND (NOT ep.ordered OR d.entity_key IS NULL OR d.event_seq < b.seq AND NOT EXISTS (
-        SELECT 1 FROM webhook_deliveries p
-        WHERE p.webhook_endpoint_uuid = d.webhook_endpoint_uuid AND p.entity_key = d.entity_key
-          AND p.status = 'pending' AND p.event_seq < d.event_seq))
-    ORDER BY d.next_attempt_at LIMIT ep.free
+    WHERE d.webhook_endpoint_uuid = ep.uuid AND ${waitingDue('d')} AND ${inOrder('d', 'ep.ordered', 'b.seq')}
+    ORDER BY d.next_attempt_at LIMIT greatest(ep.free, 0)
   ) w WHERE ep.status = 'enabled' AND ep.free > 0
 ), admitted AS (
-  UPDATE webhook_deliveries d SET admitted_at = now() FROM picked p WHERE d.uuid = p.uuid
+  UPDATE webhook_deliveries d SET admitted_at = now() FROM picked p WHERE d.uuid = p.uuid AND d.admitted_at IS NULL
   RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id
 ), dropped AS (
   UPDATE webhook_deliveries d SET status = 'failed', updated_at = now()
   FROM endpoint ep
-  WHERE ep.status <> 'enabled' AND d.webhook_endpoint_uuid = ep.uuid AND d.status = 'pending'
-    AND d.admitted_at IS NULL AND d.next_attempt_at <= now()
+  WHERE ep.status <> 'enabled' AND d.webhook_endpoint_uuid = ep.uuid AND ${waitingDue('d')}
 )
-SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body,
-  (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
-FROM admitted a
-JOIN webhook_events e ON e.event_id = a.event_id
-JOIN webhook_endpoints ep ON ep.uuid = a.webhook_endpoint_uuid
-ORDER BY e.id`;
+${jobRows('admitted')}`;
 
 /**
  * Endpoints with a due waiting delivery, found by skipping through the waiting index one endpoint at a
@@ -134,7 +121,7 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
       .catch((error: Error) => this.logger.error(`admission failed: ${error.message}`))
       .finally(() => {
         this.running = undefined;
-        if (this.dirty.size) this.run();
+        if (this.dirty.size || this.scanDue) this.run();
       });
   }
 
@@ -166,9 +153,15 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
     } finally {
       client.release();
     }
+    await this.enqueue(rows);
+  }
+
+  /**
+   * Adds the jobs of deliveries just admitted (here or by the attempt recorder). A crash, or Redis failing,
+   * before this leaves admitted deliveries without a job: the sweeper enqueues them from PostgreSQL.
+   */
+  async enqueue(rows: DeliveryRow[]): Promise<void> {
     if (!rows.length) return;
-    // A crash (or Redis failing) right here leaves admitted deliveries without a job: the sweeper
-    // enqueues them from PostgreSQL.
     const attempts = maxAttempts(this.config.webhooks.retrySchedule);
     await this.queue.addBulk(rows.map((row) => deliveryJob(deliveryJobData(row), attempts)));
   }

@@ -17,8 +17,8 @@ import { maxAttempts, retryDelay } from './retry-schedule';
  * numbers start from the count PostgreSQL had when the delivery was admitted, so a delivery re-enqueued
  * after Redis lost its jobs keeps counting where it was. A failed attempt is recorded with its next
  * attempt time and the job completes: the delivery waits in PostgreSQL, holding neither a worker slot nor
- * one of its endpoint's, until the DeliveryAdmitter admits it again. Every finished attempt asks the
- * admitter for the endpoint's next delivery.
+ * one of its endpoint's, until the DeliveryAdmitter admits it again. Recording an attempt admits the
+ * endpoint's next delivery into the slot it frees.
  */
 @Processor(DELIVERY_QUEUE, {
   lockDuration: 10_000,
@@ -95,6 +95,5 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
         final,
       });
     }
-    this.admitter.admit([data.endpoint]);
   }
 }
