@@ -18,6 +18,8 @@ export interface DeliveryJobData {
   attempts: number;
 }
 
+export const deliveryJobId = (delivery: string, attempts: number) => `${delivery}.${attempts}`;
+
 /**
  * One job per admission of a delivery, its id the delivery uuid and the attempts made before it: enqueueing
  * the same admission again (the sweeper) is a no-op, while a retry, admitted after the previous attempt's
@@ -31,7 +33,7 @@ export function deliveryJob(
     name: 'deliver',
     data,
     opts: {
-      jobId: `${data.delivery}.${data.attempts}`,
+      jobId: deliveryJobId(data.delivery, data.attempts),
       // Retries after a failed attempt are scheduled in PostgreSQL (see DeliveryAdmitter); BullMQ only
       // retries a job that threw, e.g. because its attempt could not be recorded.
       attempts: Math.max(1, maxAttempts - data.attempts),
@@ -68,7 +70,7 @@ export function deliveryJobData(row: DeliveryRow): DeliveryJobData {
   };
 }
 
-/** Job data for deliveries, read from PostgreSQL (the sweeper uses this). */
+/** Job data for deliveries still admitted, read from PostgreSQL (the sweeper uses this). */
 export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]): Promise<DeliveryJobData[]> {
   if (!uuids.length) return [];
   const rows: DeliveryRow[] = await dataSource.query(
@@ -77,7 +79,7 @@ export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]):
      FROM webhook_deliveries d
      JOIN webhook_events e ON e.event_id = d.event_id
      JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
-     WHERE d.uuid = ANY($1::uuid[])`,
+     WHERE d.uuid = ANY($1::uuid[]) AND d.status = 'pending' AND d.admitted_at IS NOT NULL`,
     [uuids],
   );
   return rows.map(deliveryJobData);

@@ -15,6 +15,16 @@ export const admittedCount = (endpoint: string) =>
     WHERE counted.webhook_endpoint_uuid = ${endpoint} AND counted.status = 'pending'
       AND counted.admitted_at IS NOT NULL)::int`;
 
+/**
+ * When an endpoint's first waiting delivery (after skipping `offset`) is due, or null. Ordered by the
+ * waiting index, so a prepared (generic) plan still walks the index rather than scanning every delivery of
+ * the one endpoint that has a backlog.
+ */
+export const firstWaitingAt = (endpoint: string, offset = '0') =>
+  `(SELECT w.next_attempt_at FROM webhook_deliveries w
+    WHERE w.webhook_endpoint_uuid = ${endpoint} AND w.status = 'pending' AND w.admitted_at IS NULL
+    ORDER BY w.next_attempt_at OFFSET ${offset} LIMIT 1)`;
+
 /** Delivery `d` waits and is due. */
 export const waitingDue = (d: string) =>
   `${d}.status = 'pending' AND ${d}.admitted_at IS NULL AND ${d}.next_attempt_at <= now()`;

@@ -2,7 +2,15 @@ import { AppConfig, poolOf, prepared } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { Attempt } from '../delivery/webhook-sender';
-import { OUTBOX_BARRIER, admittedCount, effectiveCap, inOrder, jobRows, waitingDue } from './admission-sql';
+import {
+  OUTBOX_BARRIER,
+  admittedCount,
+  effectiveCap,
+  firstWaitingAt,
+  inOrder,
+  jobRows,
+  waitingDue,
+} from './admission-sql';
 
 export interface AttemptRecord {
   delivery: {
@@ -114,10 +122,8 @@ FROM locked l WHERE ep.uuid = l.uuid
 SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
-WHERE f.n > (SELECT count(*) FROM successor s WHERE s.endpoint = f.endpoint) AND EXISTS (
-  SELECT 1 FROM webhook_deliveries d
-  WHERE d.webhook_endpoint_uuid = f.endpoint AND ${waitingDue('d')}
-    AND NOT EXISTS (SELECT 1 FROM successor s WHERE s.uuid = d.uuid))`;
+CROSS JOIN LATERAL (SELECT count(*) AS n FROM successor s WHERE s.endpoint = f.endpoint) got
+WHERE f.n > got.n AND ${firstWaitingAt('f.endpoint', 'got.n')} <= now()`;
 
 type HealthChange = 'gone' | 'healthy' | 'failing';
 

@@ -5,7 +5,15 @@ import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryRow, deliveryJob, deliveryJobData } from '../delivery/delivery-queue';
-import { OUTBOX_BARRIER, admittedCount, effectiveCap, inOrder, jobRows, waitingDue } from './admission-sql';
+import {
+  OUTBOX_BARRIER,
+  admittedCount,
+  effectiveCap,
+  firstWaitingAt,
+  inOrder,
+  jobRows,
+  waitingDue,
+} from './admission-sql';
 import { maxAttempts } from './retry-schedule';
 
 /** Endpoints admitted in one transaction. */
@@ -43,9 +51,14 @@ WITH barrier AS (${OUTBOX_BARRIER}
   UPDATE webhook_deliveries d SET admitted_at = now() FROM picked p WHERE d.uuid = p.uuid AND d.admitted_at IS NULL
   RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id
 ), dropped AS (
+  -- An array of uuids, found through the waiting index: a join here could plan as a scan of every delivery.
   UPDATE webhook_deliveries d SET status = 'failed', updated_at = now()
-  FROM endpoint ep
-  WHERE ep.status <> 'enabled' AND d.webhook_endpoint_uuid = ep.uuid AND ${waitingDue('d')}
+  WHERE d.uuid = ANY(ARRAY(
+    SELECT w.uuid FROM endpoint ep CROSS JOIN LATERAL (
+      SELECT w.uuid FROM webhook_deliveries w
+      WHERE w.webhook_endpoint_uuid = ep.uuid AND ${waitingDue('w')} ORDER BY w.next_attempt_at
+    ) w WHERE ep.status <> 'enabled'
+  )) AND ${waitingDue('d')}
 )
 ${jobRows('admitted')}`;
 
@@ -63,11 +76,7 @@ WITH RECURSIVE endpoints AS (
           ORDER BY d.webhook_endpoint_uuid LIMIT 1)
   FROM endpoints e WHERE e.uuid IS NOT NULL
 )
-SELECT e.uuid FROM endpoints e
-WHERE e.uuid IS NOT NULL AND EXISTS (
-  SELECT 1 FROM webhook_deliveries d
-  WHERE d.webhook_endpoint_uuid = e.uuid AND d.status = 'pending' AND d.admitted_at IS NULL
-    AND d.next_attempt_at <= now())`;
+SELECT e.uuid FROM endpoints e WHERE e.uuid IS NOT NULL AND ${firstWaitingAt('e.uuid')} <= now()`;
 
 /**
  * Admits waiting deliveries to the BullMQ queue, per endpoint, up to its `max_in_flight` (DESIGN.md 6.3):

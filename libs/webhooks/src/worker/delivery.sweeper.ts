@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { PeriodicTask } from './periodic-task';
-import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE, deliveryJobId, enqueueDeliveries } from '../delivery/delivery-queue';
 import { maxAttempts } from './retry-schedule';
 
 /**
@@ -30,16 +30,23 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async sweep(): Promise<number> {
-    const late: { uuid: string }[] = await this.dataSource.query(
-      `SELECT uuid FROM webhook_deliveries
+    const late: { uuid: string; attempts: number }[] = await this.dataSource.query(
+      `SELECT uuid, attempts FROM webhook_deliveries
        WHERE status = 'pending' AND admitted_at < now() - make_interval(secs => $1)
        ORDER BY admitted_at LIMIT 1000`,
       [this.config.webhooks.sweepGraceMs / 1000],
     );
+    // Redis first, PostgreSQL again after: a job that finished between the two reads has recorded its
+    // attempt (the delivery is no longer admitted), so it is not enqueued a second time.
+    const lost: string[] = [];
+    for (const delivery of late) {
+      if (!(await this.queue.getJob(deliveryJobId(delivery.uuid, delivery.attempts))))
+        lost.push(delivery.uuid);
+    }
     return enqueueDeliveries(
       this.dataSource,
       this.queue,
-      late.map((delivery) => delivery.uuid),
+      lost,
       maxAttempts(this.config.webhooks.retrySchedule),
     );
   }

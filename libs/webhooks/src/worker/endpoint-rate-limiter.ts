@@ -1,31 +1,28 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, bullConnection } from '@wharf/core';
 import { Redis } from 'ioredis';
 
 /**
- * The window a limit of N per second is counted over. A tenth of a second longer than one second, so that
- * the few milliseconds between taking a send slot and the request reaching the receiver can never squeeze
- * N + 1 requests into one second there.
+ * A limit of N per second spaces sends RATE_WINDOW_MS / N apart: a tenth of a second longer than one
+ * second, so that the few milliseconds between taking a send slot and the request reaching the receiver
+ * cannot squeeze N + 1 requests into one second there.
  */
 export const RATE_WINDOW_MS = 1100;
 
 /**
- * A sliding-window log per endpoint, in one atomic script on Redis's own clock (so every worker shares one
- * count and one time): takes a send slot and returns 0, or returns how many ms until one frees up.
+ * GCRA without bursts, in one atomic script on Redis's own clock (so every worker shares one schedule):
+ * each send takes the next slot, `interval` ms after the previous one. Even spacing rather than a window
+ * that lets N go at once: a worker stalled between taking a slot and sending can then bunch only the few
+ * sends it delayed, never a whole window's. Returns 0 (slot taken) or the ms until the next slot.
  */
 const TAKE_SLOT = `
-local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms - window)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[1], ms, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return 0
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return math.max(1, tonumber(oldest[2]) + window - ms + 1)`;
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local interval = tonumber(ARGV[1])
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+if next > now then return math.max(1, math.ceil(next - now)) end
+redis.call('SET', KEYS[1], string.format('%.3f', now + interval), 'PX', math.ceil(interval) + 1000)
+return 0`;
 
 /** Per-endpoint `rate_limit_per_second`, held across all worker processes. */
 @Injectable()
@@ -38,7 +35,7 @@ export class EndpointRateLimiter implements OnApplicationShutdown {
   async take(endpoint: string, perSecond: number): Promise<number> {
     this.redis ??= new Redis(bullConnection(this.config.redisUrl));
     const key = `${this.config.queuePrefix}:webhook-rate:${endpoint}`;
-    const wait = await this.redis.eval(TAKE_SLOT, 1, key, perSecond, RATE_WINDOW_MS, randomUUID());
+    const wait = await this.redis.eval(TAKE_SLOT, 1, key, RATE_WINDOW_MS / perSecond);
     return Number(wait);
   }
 
