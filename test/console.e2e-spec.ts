@@ -151,7 +151,11 @@ suite('console: Developers > Webhooks in a real browser', () => {
           `UPDATE webhook_endpoints SET throttled = true, throttled_reason = '3 attempts in a row timed out' WHERE uuid = $1`,
           [uuid],
         );
-      await tab.getByTestId('throttled').getByText('3 attempts in a row timed out').waitFor();
+      await tab.reload();
+      await tab
+        .getByTestId('throttled')
+        .getByText('3 attempts in a row timed out')
+        .waitFor({ timeout: 20_000 });
       await tab.screenshot({ path: join(ARTIFACTS, 'console-endpoint-queue.png'), fullPage: true });
 
       await tab.getByLabel('Max in flight (1–100)').fill('0');
