@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
-import { bullConnection } from '@wharf/core';
+import { AccountsService, bullConnection } from '@wharf/core';
 import { WebhookEndpointsService } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { Redis } from 'ioredis';
@@ -26,6 +26,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const NEIGHBOUR_BACKLOG = Number(process.env.BENCH_NEIGHBOUR_BACKLOG ?? 5_000);
+const NEIGHBOUR_DELAY_MS = Number(process.env.BENCH_NEIGHBOUR_DELAY_MS ?? 5_000);
 
 interface Measured {
   perSecond: number;
@@ -115,10 +117,20 @@ async function main() {
   await withBenchDatabase(config, async () => {
     const receipts = new Map<string, number>();
     let floorReceipts = 0;
+    let slowStarted = 0;
+    let slowAnswered = 0;
     const receiver = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        if (req.url === '/slow') {
+          slowStarted++;
+          setTimeout(() => {
+            slowAnswered++;
+            if (!res.destroyed) res.writeHead(200).end();
+          }, NEIGHBOUR_DELAY_MS);
+          return;
+        }
         if (req.url === '/floor') floorReceipts++;
         else receipts.set(String(req.headers['webhook-id']), performance.now());
         res.writeHead(200).end();
@@ -130,9 +142,17 @@ async function main() {
     const redis = new Redis(bullConnection(config.redisUrl));
 
     const { app, url, company } = await startBenchApi(config);
-    await app
+    const { endpoint } = await app
       .get(WebhookEndpointsService)
       .create(company.company.uuid, { url: target, events: ['warehouse.created'] });
+    // The drained endpoint may use every worker slot, as any endpoint could before max_in_flight existed;
+    // the neighbour's keeps the default (WEBHOOKS_ENDPOINT_CONCURRENCY, 10).
+    await app
+      .get(DataSource)
+      .query('UPDATE webhook_endpoints SET max_in_flight = $1 WHERE uuid = $2', [
+        Math.min(100, CONCURRENCY),
+        endpoint.uuid,
+      ]);
     const client = new Agent({ connections: 32 });
     const headers = { authorization: `Bearer ${company.api_key}`, 'content-type': 'application/json' };
     const body = (i: number) =>
@@ -198,46 +218,101 @@ async function main() {
     }
 
     // 2. Latency: commit → receipt at a steady RATE events/s.
-    receipts.clear();
-    const committed = new Map<string, number>();
-    const ids = new Map<string, string>();
-    const total = RATE * RATE_SECONDS;
-    const paced = performance.now();
-    const inflight: Promise<void>[] = [];
-    for (let i = 0; i < total; i++) {
-      const due = paced + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      inflight.push(
-        (async () => {
+    const latencyAtRate = async () => {
+      receipts.clear();
+      const committed = new Map<string, number>();
+      const total = RATE * RATE_SECONDS;
+      const paced = performance.now();
+      const inflight: Promise<void>[] = [];
+      for (let i = 0; i < total; i++) {
+        const due = paced + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        inflight.push(
+          (async () => {
+            const res = await request(`${url}/inventory/int/v1/warehouses`, {
+              method: 'POST',
+              headers,
+              body: body(i),
+              dispatcher: client,
+            });
+            const json = (await res.body.json()) as { warehouse: { uuid: string } };
+            committed.set(json.warehouse.uuid, performance.now());
+          })(),
+        );
+      }
+      await Promise.all(inflight);
+      const deadline = performance.now() + 30_000;
+      while (receipts.size < total && performance.now() < deadline) await sleep(20);
+      // Map webhook ids back to warehouses through the outbox.
+      const events: { event_id: string; uuid: string }[] = await app.get(DataSource).query(
+        `SELECT event_id, payload->'data'->>'id' AS uuid FROM webhook_events
+           WHERE name = 'warehouse.created' AND company_uuid = $1`,
+        [company.company.uuid],
+      );
+      const ids = new Map(events.map((event) => [event.event_id, event.uuid]));
+      const latencies: number[] = [];
+      for (const [eventId, at] of receipts) {
+        const uuid = ids.get(eventId);
+        const start = uuid ? committed.get(uuid) : undefined;
+        if (start !== undefined) latencies.push(at - start);
+      }
+      latencies.sort((a, b) => a - b);
+      return {
+        events_per_second: RATE,
+        events: total,
+        delivered: receipts.size,
+        p50_ms: Math.round(percentile(latencies, 50)),
+        p95_ms: Math.round(percentile(latencies, 95)),
+        p99_ms: Math.round(percentile(latencies, 99)),
+      };
+    };
+    const latency = await latencyAtRate();
+
+    // 3. Noisy neighbour: another company's endpoint answers after NEIGHBOUR_DELAY_MS and has a backlog of
+    // NEIGHBOUR_BACKLOG deliveries, while the same latency run goes on for the fast endpoint.
+    const neighbour = await app.get(AccountsService).createCompany('Neighbour');
+    await app
+      .get(WebhookEndpointsService)
+      .create(neighbour.company.uuid, { url: `${origin}/slow`, events: ['warehouse.created'] });
+    const neighbourHeaders = { ...headers, authorization: `Bearer ${neighbour.api_key}` };
+    for (let i = 0; i < NEIGHBOUR_BACKLOG; i += 64) {
+      await Promise.all(
+        Array.from({ length: Math.min(64, NEIGHBOUR_BACKLOG - i) }, async (_, j) => {
           const res = await request(`${url}/inventory/int/v1/warehouses`, {
             method: 'POST',
-            headers,
-            body: body(i),
+            headers: neighbourHeaders,
+            body: body(i + j),
             dispatcher: client,
           });
-          const json = (await res.body.json()) as { warehouse: { uuid: string } };
-          committed.set(json.warehouse.uuid, performance.now());
-        })(),
+          await res.body.text();
+        }),
       );
     }
-    await Promise.all(inflight);
-    const deadline = performance.now() + 30_000;
-    while (receipts.size < total && performance.now() < deadline) await sleep(20);
-    // Map webhook ids back to warehouses through the outbox.
-    const events: { event_id: string; uuid: string }[] = await app
+    const pendingOfNeighbour = async () => {
+      const [row]: { n: number }[] = await app.get(DataSource).query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries
+         WHERE company_uuid = $1 AND status = 'pending'`,
+        [neighbour.company.uuid],
+      );
+      return row.n;
+    };
+    // The slow endpoint holds its requests open from here on.
+    while (slowStarted === 0) await sleep(20);
+    const neighbourStart = { at: performance.now(), answered: slowAnswered };
+    const pendingBefore = await pendingOfNeighbour();
+    const withNeighbour = await latencyAtRate();
+    const neighbourSeconds = (performance.now() - neighbourStart.at) / 1000;
+    const neighbourRound = {
+      neighbour_receiver_delay_ms: NEIGHBOUR_DELAY_MS,
+      neighbour_pending_at_start: pendingBefore,
+      ...withNeighbour,
+      neighbour_drained_per_second: round3((slowAnswered - neighbourStart.answered) / neighbourSeconds),
+    };
+    // Its backlog would take hours at its max_in_flight: the round ends with it, not the worker.
+    await app
       .get(DataSource)
-      .query(
-        `SELECT event_id, payload->'data'->>'id' AS uuid FROM webhook_events WHERE name = 'warehouse.created'`,
-      );
-    for (const event of events) ids.set(event.event_id, event.uuid);
-    const latencies: number[] = [];
-    for (const [eventId, at] of receipts) {
-      const uuid = ids.get(eventId);
-      const start = uuid ? committed.get(uuid) : undefined;
-      if (start !== undefined) latencies.push(at - start);
-    }
-    latencies.sort((a, b) => a - b);
+      .query(`DELETE FROM webhook_endpoints WHERE company_uuid = $1`, [neighbour.company.uuid]);
 
     if (worker) await stopProcess(worker);
 
@@ -265,15 +340,9 @@ async function main() {
         floor: medianCpu((r) => r.floor.cpu),
         noop: medianCpu((r) => r.noop.cpu),
       },
-      latency_at_rate: {
-        events_per_second: RATE,
-        events: total,
-        delivered: receipts.size,
-        p50_ms: Math.round(percentile(latencies, 50)),
-        p95_ms: Math.round(percentile(latencies, 95)),
-        p99_ms: Math.round(percentile(latencies, 99)),
-      },
-      targets: { ratio_to_noop: '>= 0.5', p99_ms: '< 250' },
+      latency_at_rate: latency,
+      noisy_neighbour: neighbourRound,
+      targets: { ratio_to_noop: '>= 0.5', p99_ms: '< 250', noisy_neighbour_p99_ms: '< 250' },
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     const dir = join(__dirname, '..', '..', 'bench', 'results');

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
 import { http } from './support/http';
 import { Receiver } from './support/receiver';
@@ -110,6 +111,71 @@ suite('console: Developers > Webhooks in a real browser', () => {
     expect(endpoint.status).toBe('disabled');
 
     expect(external).toEqual([]);
+  });
+
+  it("shows an endpoint's in-flight and waiting deliveries, its throttled state, and edits its delivery settings", async () => {
+    const company = await createCompany(api, 'Console Queue');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.respond = (request) =>
+      request.path === '/held' ? { status: 200, until: held } : { status: 200 };
+    const created = await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+      key: company.key,
+      body: {
+        webhook_endpoint: { url: `${receiver.url}/held`, events: ['warehouse.created'], max_in_flight: 2 },
+      },
+    });
+    const uuid = created.body.webhook_endpoint.uuid;
+    const tab = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    tab.setDefaultTimeout(10_000);
+    try {
+      for (let i = 0; i < 5; i++) {
+        await http(api.url, 'POST', '/inventory/int/v1/warehouses', {
+          key: company.key,
+          body: warehouse(`Q${i}`),
+        });
+      }
+      // A tab of its own: the session (sessionStorage) of another company's key stays in the other tab.
+      await tab.goto(`${api.url}/console/`);
+      await tab.getByLabel('API key').fill(company.key);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      await tab.goto(`${api.url}/console/#/webhooks/${uuid}`);
+      const queue = tab.getByTestId('delivery-queue');
+      await queue.getByText('2 in flight (of 2)').waitFor({ timeout: 15_000 });
+      expect(await queue.textContent()).toContain('3 waiting');
+
+      await api.app
+        .get(DataSource)
+        .query(
+          `UPDATE webhook_endpoints SET throttled = true, throttled_reason = '3 attempts in a row timed out' WHERE uuid = $1`,
+          [uuid],
+        );
+      await tab.reload();
+      await tab
+        .getByTestId('throttled')
+        .getByText('3 attempts in a row timed out')
+        .waitFor({ timeout: 20_000 });
+      await tab.screenshot({ path: join(ARTIFACTS, 'console-endpoint-queue.png'), fullPage: true });
+
+      await tab.getByLabel('Max in flight (1–100)').fill('0');
+      await tab.getByRole('button', { name: 'Save delivery settings' }).click();
+      await tab.getByRole('alert').filter({ hasText: 'max_in_flight' }).waitFor();
+      await tab.getByLabel('Max in flight (1–100)').fill('5');
+      await tab.getByLabel('Rate limit per second (empty = unlimited)').fill('20');
+      await tab.getByLabel('Ordering').selectOption('entity');
+      await tab.getByRole('button', { name: 'Save delivery settings' }).click();
+      await tab.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      const after = await http(api.url, 'GET', `/int/v1/webhook-endpoints/${uuid}`, { key: company.key });
+      expect(after.body.webhook_endpoint).toMatchObject({
+        max_in_flight: 5,
+        rate_limit_per_second: 20,
+        ordering: 'entity',
+      });
+    } finally {
+      release();
+      await tab.close();
+    }
   });
 
   it('shows API errors as the API detail, never a blank page', async () => {

@@ -12,12 +12,17 @@ export interface Reply {
   headers?: Record<string, string>;
   body?: string;
   delayMs?: number;
+  /** Answer only once this settles: the test holds the request open until it releases it. */
+  until?: Promise<unknown>;
 }
 
 /** A local webhook receiver: records every request and answers with `respond` (200 by default). */
 export class Receiver {
   readonly requests: Received[] = [];
   respond: (request: Received, index: number) => Reply = () => ({ status: 200, body: 'ok' });
+  /** Requests being answered right now, by path, and the most there ever were at once. */
+  readonly open = new Map<string, number>();
+  readonly maxOpen = new Map<string, number>();
   private server?: Server;
   url = '';
 
@@ -34,14 +39,21 @@ export class Receiver {
           at: Date.now(),
         };
         this.requests.push(received);
+        const path = received.path;
+        const open = (this.open.get(path) ?? 0) + 1;
+        this.open.set(path, open);
+        this.maxOpen.set(path, Math.max(open, this.maxOpen.get(path) ?? 0));
+        // Closed by us answering, or by the sender giving up (timeout, crash).
+        res.once('close', () => this.open.set(path, (this.open.get(path) ?? 1) - 1));
         const reply = this.respond(received, this.requests.length - 1);
         const send = () => {
           if (res.destroyed) return;
           res.writeHead(reply.status ?? 200, reply.headers ?? {});
           res.end(reply.body ?? '');
         };
-        if (reply.delayMs) setTimeout(send, reply.delayMs);
-        else send();
+        const answer = () => (reply.delayMs ? setTimeout(send, reply.delayMs) : send());
+        if (reply.until) void reply.until.then(answer);
+        else answer();
       });
     });
     this.server.keepAliveTimeout = 1000;

@@ -70,6 +70,21 @@ export interface Endpoint {
   verified_at: string | null;
   created_at: string;
   secret?: string;
+  max_in_flight: number;
+  rate_limit_per_second: number | null;
+  ordering: 'none' | 'entity';
+  throttled: boolean;
+  throttled_reason: string | null;
+}
+
+/** GET /webhook-endpoints/:uuid/queue */
+export interface EndpointQueue {
+  in_flight: number;
+  waiting: number;
+  retrying: number;
+  max_in_flight: number;
+  throttled: boolean;
+  throttled_reason: string | null;
 }
 
 export interface RequestLog {

@@ -9,12 +9,14 @@ import { WebhookEndpointHooks } from './endpoints/webhook-endpoint.hooks';
 import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { DeliveryRecoveryService } from './management/delivery-recovery.service';
 import { EndpointProbeService } from './management/endpoint-probe.service';
+import { EndpointQueueService } from './management/endpoint-queue.service';
 import { WebhookEventCatalog } from './management/webhook-event-catalog.service';
 import { WebhookEventsController } from './management/webhook-events.controller';
 import { WebhookSenderAddressesController } from './management/webhook-sender-addresses.controller';
 import { CreateWebhooks1700000000100 } from './migrations/1700000000100-create-webhooks';
 import { IndexWebhookRequestLogEvents1700000000101 } from './migrations/1700000000101-index-webhook-request-log-events';
 import { LightenDeliveryWrites1700000000102 } from './migrations/1700000000102-lighten-delivery-writes';
+import { ScheduleDeliveriesPerEndpoint1700000000103 } from './migrations/1700000000103-schedule-deliveries-per-endpoint';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -33,6 +35,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     CreateWebhooks1700000000100,
     IndexWebhookRequestLogEvents1700000000101,
     LightenDeliveryWrites1700000000102,
+    ScheduleDeliveriesPerEndpoint1700000000103,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -48,6 +51,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookEndpointHooks,
     WebhookEventCatalog,
     EndpointProbeService,
+    EndpointQueueService,
     DeliveryRecoveryService,
     WebhookSender,
   ],

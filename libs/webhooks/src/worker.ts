@@ -2,26 +2,31 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { AttemptWriter } from './worker/attempt-writer';
+import { DeliveryAdmitter } from './worker/delivery.admitter';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { EndpointCache } from './worker/endpoint-cache';
+import { EndpointRateLimiter } from './worker/endpoint-rate-limiter';
 import { DeliverySweeper } from './worker/delivery.sweeper';
 import { OutboxRelay } from './worker/outbox.relay';
 import { RequestLogPurger } from './worker/request-log.purger';
 
-export { DeliveryProcessor, RetryLater, backoffStrategy } from './worker/delivery.processor';
+export { DeliveryAdmitter } from './worker/delivery.admitter';
+export { DeliveryProcessor } from './worker/delivery.processor';
 export { DeliverySweeper } from './worker/delivery.sweeper';
 export { OutboxRelay } from './worker/outbox.relay';
 export { RequestLogPurger } from './worker/request-log.purger';
 export { recordAttempts } from './worker/attempt-recorder';
 
-/** The consumer side (worker process only): outbox relay, sweeper and the delivery processor. */
+/** The consumer side (worker process only): outbox relay, admitter, sweeper and the delivery processor. */
 @Module({
   imports: [BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   providers: [
     OutboxRelay,
     DeliverySweeper,
     DeliveryProcessor,
+    DeliveryAdmitter,
     EndpointCache,
+    EndpointRateLimiter,
     AttemptWriter,
     RequestLogPurger,
   ],

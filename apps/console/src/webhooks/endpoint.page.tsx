@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { CatalogEvent, Endpoint, RequestLog, api, unwrap } from '../api';
 import { CopyButton, ErrorMessage, Panel, StatusBadge, formatTime, useAction } from '../ui';
 import { DeliveryLog } from './delivery-log';
+import { DeliverySettings } from './delivery-settings';
 
 function secretOf(body: any): string {
   return body?.secret ?? body?.webhook_endpoint?.secret ?? body?.webhook_endpoint_secret?.secret ?? '';
@@ -72,6 +73,11 @@ export function EndpointPage({ uuid }: { uuid: string }) {
       <div class="heading">
         <h1 class="url">{endpoint.url}</h1>
         <StatusBadge status={endpoint.status} reason={endpoint.disabled_reason} />
+        {endpoint.throttled && (
+          <span class="badge disabled" title={endpoint.throttled_reason ?? undefined}>
+            throttled
+          </span>
+        )}
         {endpoint.verified_at ? (
           <span class="badge verified">verified</span>
         ) : (
@@ -116,6 +122,8 @@ export function EndpointPage({ uuid }: { uuid: string }) {
           {verifyMessage && <p role="status">{verifyMessage}</p>}
           <ErrorMessage error={toggle.error ?? verify.error} />
         </Panel>
+
+        <DeliverySettings endpoint={endpoint} onSaved={load} />
 
         <Panel title="Send a test event">
           <form

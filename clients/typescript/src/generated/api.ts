@@ -134,6 +134,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/webhook-endpoints/{uuid}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's pending deliveries: in flight, waiting, retrying
+         * @description Each endpoint has at most max_in_flight attempts running at once (1 while throttled after repeated timeouts); the rest wait without holding a worker.
+         */
+        get: operations["getWebhookEndpointQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/int/v1/webhook-endpoints/{uuid}/rotate-secret": {
         parameters: {
             query?: never;
@@ -806,15 +826,25 @@ export interface components {
             /** Format: date-time */
             disabled_at: string | null;
             disabled_reason: string | null;
+            max_in_flight: number;
+            rate_limit_per_second: number | null;
+            /** @enum {string} */
+            ordering: "none" | "entity";
+            throttled: boolean;
+            throttled_reason: string | null;
         };
         WebhookEndpointCreateBody: {
-            /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version), which are ignored. */
+            /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
             webhook_endpoint: {
                 url: string;
                 description?: string | null;
                 events?: string[] | null;
                 /** @enum {unknown|null} */
                 status?: "enabled" | "disabled" | null;
+                max_in_flight?: number | null;
+                rate_limit_per_second?: number | null;
+                /** @enum {unknown|null} */
+                ordering?: "none" | "entity" | null;
             };
         } | {
             url: string;
@@ -822,15 +852,23 @@ export interface components {
             events?: string[] | null;
             /** @enum {unknown|null} */
             status?: "enabled" | "disabled" | null;
+            max_in_flight?: number | null;
+            rate_limit_per_second?: number | null;
+            /** @enum {unknown|null} */
+            ordering?: "none" | "entity" | null;
         };
         WebhookEndpointUpdateBody: {
-            /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version), which are ignored. */
+            /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
             webhook_endpoint: {
                 url?: string;
                 description?: string | null;
                 events?: string[] | null;
                 /** @enum {unknown|null} */
                 status?: "enabled" | "disabled" | null;
+                max_in_flight?: number | null;
+                rate_limit_per_second?: number | null;
+                /** @enum {unknown|null} */
+                ordering?: "none" | "entity" | null;
             };
         } | {
             url?: string;
@@ -838,6 +876,10 @@ export interface components {
             events?: string[] | null;
             /** @enum {unknown|null} */
             status?: "enabled" | "disabled" | null;
+            max_in_flight?: number | null;
+            rate_limit_per_second?: number | null;
+            /** @enum {unknown|null} */
+            ordering?: "none" | "entity" | null;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -2363,6 +2405,16 @@ export interface operations {
                 disabled_at?: string;
                 /** @description Equals (see `filters` for the other operators on disabled_reason). */
                 disabled_reason?: string;
+                /** @description Equals (see `filters` for the other operators on max_in_flight). */
+                max_in_flight?: number;
+                /** @description Equals (see `filters` for the other operators on rate_limit_per_second). */
+                rate_limit_per_second?: number;
+                /** @description Equals (see `filters` for the other operators on ordering). */
+                ordering?: "none" | "entity";
+                /** @description Equals (see `filters` for the other operators on throttled). */
+                throttled?: boolean;
+                /** @description Equals (see `filters` for the other operators on throttled_reason). */
+                throttled_reason?: string;
                 /** @description Operators on the columns above, one parameter each: `<col>_not`, `<col>_gt`, `<col>_gte`, `<col>_lt`, `<col>_lte`, `<col>_like` (case-insensitive substring), `<col>_in` and `<col>_notIn` (comma lists), `<col>_isNull=true`, `<col>_isNotNull=true`. An unknown parameter, column or operator, or a value of the wrong type, is a 400 naming it. */
                 filters?: {
                     [key: string]: string;
@@ -2444,6 +2496,46 @@ export interface operations {
                     "application/json": {
                         /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
                         secret: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhookEndpointQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook_endpoint_queue: {
+                            /** Format: uuid */
+                            webhook_endpoint_uuid: string;
+                            /** @description Deliveries admitted to the workers: being sent, or about to be. */
+                            in_flight: number;
+                            /** @description Deliveries due, waiting for a free slot of this endpoint. */
+                            waiting: number;
+                            /** @description Deliveries waiting for their next attempt time. */
+                            retrying: number;
+                            max_in_flight: number;
+                            throttled: boolean;
+                            throttled_reason?: string | null;
+                        };
                     };
                 };
             };

@@ -12,4 +12,9 @@ export default class WebhookEndpointModel extends Model {
   @attr('date') verifiedAt;
   @attr('date') disabledAt;
   @attr('string') disabledReason;
+  @attr('number') maxInFlight;
+  @attr('number') rateLimitPerSecond;
+  @attr('string', { defaultValue: "none" }) ordering;
+  @attr('boolean', { defaultValue: false }) throttled;
+  @attr('string') throttledReason;
 }

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
     ]);
     expect(config.webhooks.timeoutMs).toBe(15000);
     expect(config.webhooks.allowPrivateTargets).toBe(true);
+    expect(config.webhooks.endpointConcurrency).toBe(10);
     expect(config.appKeyGenerated).toBe(true);
     expect(config.extensions).toBeUndefined();
   });
@@ -31,6 +32,16 @@ describe('loadConfig', () => {
     ['NODE_ENV', 'staging', /NODE_ENV must be/],
     ['WEBHOOKS_RETRY_SCHEDULE', '5s,soon', /WEBHOOKS_RETRY_SCHEDULE must be a comma list/],
     ['WEBHOOKS_ALLOW_PRIVATE_TARGETS', 'maybe', /WEBHOOKS_ALLOW_PRIVATE_TARGETS must be true or false/],
+    [
+      'WEBHOOKS_ENDPOINT_CONCURRENCY',
+      '101',
+      /WEBHOOKS_ENDPOINT_CONCURRENCY must be a whole number from 1 to 100/,
+    ],
+    [
+      'WEBHOOKS_ENDPOINT_CONCURRENCY',
+      '0',
+      /WEBHOOKS_ENDPOINT_CONCURRENCY must be a whole number from 1 to 100/,
+    ],
     ['QUEUE_PREFIX', 'has space', /QUEUE_PREFIX may hold only/],
     ['APP_KEY', 'c2hvcnQ=', /APP_KEY must be at least 32 bytes/],
     ['APP_KEY_PREVIOUS', 'c2hvcnQ=', /APP_KEY_PREVIOUS must be at least 32 bytes/],

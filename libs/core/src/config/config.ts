@@ -8,6 +8,8 @@ export interface WebhooksConfig {
   timeoutMs: number;
   allowPrivateTargets: boolean;
   concurrency: number;
+  /** max_in_flight of a new endpoint: attempts to it running at once across all workers. */
+  endpointConcurrency: number;
   logRetentionDays: number;
   autoDisableAfterDays: number;
   senderAddresses: string[];
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15000, 1, 600_000),
       allowPrivateTargets: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', nodeEnv !== 'production'),
       concurrency: integer(env, 'WEBHOOKS_CONCURRENCY', 50, 1, 1000),
+      endpointConcurrency: integer(env, 'WEBHOOKS_ENDPOINT_CONCURRENCY', 10, 1, 100),
       logRetentionDays: integer(env, 'WEBHOOKS_LOG_RETENTION_DAYS', 30, 1),
       autoDisableAfterDays: integer(env, 'WEBHOOKS_AUTO_DISABLE_AFTER_DAYS', 5, 1),
       senderAddresses: senders ? senders.split(',').map((address) => address.trim()) : [],

@@ -18,7 +18,13 @@ export interface DeliveryJobData {
   attempts: number;
 }
 
-/** One job per delivery, its id the delivery uuid (so re-enqueueing an existing job is a no-op). */
+export const deliveryJobId = (delivery: string, attempts: number) => `${delivery}.${attempts}`;
+
+/**
+ * One job per admission of a delivery, its id the delivery uuid and the attempts made before it: enqueueing
+ * the same admission again (the sweeper) is a no-op, while a retry, admitted after the previous attempt's
+ * job finished, can never be mistaken for it.
+ */
 export function deliveryJob(
   data: DeliveryJobData,
   maxAttempts: number,
@@ -27,16 +33,18 @@ export function deliveryJob(
     name: 'deliver',
     data,
     opts: {
-      jobId: data.delivery,
+      jobId: deliveryJobId(data.delivery, data.attempts),
+      // Retries after a failed attempt are scheduled in PostgreSQL (see DeliveryAdmitter); BullMQ only
+      // retries a job that threw, e.g. because its attempt could not be recorded.
       attempts: Math.max(1, maxAttempts - data.attempts),
-      backoff: { type: 'custom' },
+      backoff: { type: 'fixed', delay: 1000 },
       removeOnComplete: true,
       removeOnFail: true,
     },
   };
 }
 
-/** A delivery as PostgreSQL gives it (the relay's fan-out and loadDeliveryJobs select these columns). */
+/** A delivery as PostgreSQL gives it (admission and loadDeliveryJobs select these columns). */
 export interface DeliveryRow {
   uuid: string;
   webhook_endpoint_uuid: string;
@@ -62,7 +70,7 @@ export function deliveryJobData(row: DeliveryRow): DeliveryJobData {
   };
 }
 
-/** Job data for deliveries, read from PostgreSQL (the sweeper, resend and recover use this). */
+/** Job data for deliveries still admitted, read from PostgreSQL (the sweeper uses this). */
 export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]): Promise<DeliveryJobData[]> {
   if (!uuids.length) return [];
   const rows: DeliveryRow[] = await dataSource.query(
@@ -71,13 +79,13 @@ export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]):
      FROM webhook_deliveries d
      JOIN webhook_events e ON e.event_id = d.event_id
      JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
-     WHERE d.uuid = ANY($1::uuid[])`,
+     WHERE d.uuid = ANY($1::uuid[]) AND d.status = 'pending' AND d.admitted_at IS NOT NULL`,
     [uuids],
   );
   return rows.map(deliveryJobData);
 }
 
-/** Enqueues the given (pending) deliveries; a delivery whose job still exists is left as it is. */
+/** Enqueues the given admitted deliveries; a delivery whose job still exists is left as it is. */
 export async function enqueueDeliveries(
   dataSource: DataSource,
   queue: Queue,

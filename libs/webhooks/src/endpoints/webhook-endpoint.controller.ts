@@ -3,6 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestj
 import { ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core';
 import { DeliveryRecoveryService } from '../management/delivery-recovery.service';
 import { EndpointProbeService } from '../management/endpoint-probe.service';
+import { ENDPOINT_QUEUE_SCHEMA, EndpointQueueService } from '../management/endpoint-queue.service';
 import { QUEUED_DELIVERIES_SCHEMA } from '../management/queued-deliveries.schema';
 import { RecoverDto } from '../management/recover.dto';
 import { TestEventDto } from '../management/test-event.dto';
@@ -32,6 +33,7 @@ export class WebhookEndpointController {
     private readonly endpoints: WebhookEndpointsService,
     private readonly probe: EndpointProbeService,
     private readonly recovery: DeliveryRecoveryService,
+    private readonly queues: EndpointQueueService,
   ) {}
 
   @Post()
@@ -60,6 +62,20 @@ export class WebhookEndpointController {
   })
   secret(@Param('uuid') uuid: string) {
     return this.endpoints.revealSecret(uuid);
+  }
+
+  @Get(':uuid/queue')
+  @ApiOperation({
+    operationId: 'getWebhookEndpointQueue',
+    summary: "The endpoint's pending deliveries: in flight, waiting, retrying",
+    description:
+      'Each endpoint has at most max_in_flight attempts running at once (1 while throttled after repeated ' +
+      'timeouts); the rest wait without holding a worker.',
+  })
+  @ApiUuidParam()
+  @ApiOkResponse({ schema: ENDPOINT_QUEUE_SCHEMA })
+  queue(@Param('uuid') uuid: string) {
+    return this.queues.queue(uuid);
   }
 
   @Post(':uuid/rotate-secret')

@@ -1,6 +1,19 @@
-import { ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'];
+export const ENDPOINT_ORDERINGS = ['none', 'entity'];
+export const MAX_IN_FLIGHT_LIMIT = 100;
+export const RATE_LIMIT_PER_SECOND_LIMIT = 10_000;
 
 /** The writable fields of a webhook endpoint; `url` and `events` are also checked by WebhookEndpointHooks. */
 export class WebhookEndpointDto {
@@ -13,4 +26,9 @@ export class WebhookEndpointDto {
   @MaxLength(128, { each: true })
   events?: string[];
   @IsOptional() @IsIn(ENDPOINT_STATUSES) status?: string;
+  /** Defaults to WEBHOOKS_ENDPOINT_CONCURRENCY; null is refused by WebhookEndpointHooks. */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_IN_FLIGHT_LIMIT) max_in_flight?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(RATE_LIMIT_PER_SECOND_LIMIT) rate_limit_per_second?: number | null;
+  /** null is refused by WebhookEndpointHooks. */
+  @IsOptional() @IsIn(ENDPOINT_ORDERINGS) ordering?: string;
 }

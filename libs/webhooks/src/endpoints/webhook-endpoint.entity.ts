@@ -1,6 +1,6 @@
 import { BaseResource, ResourceModel } from '@wharf/core';
 import { Column, Entity } from 'typeorm';
-import { ENDPOINT_STATUSES, WebhookEndpointDto } from './webhook-endpoint.dto';
+import { ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, WebhookEndpointDto } from './webhook-endpoint.dto';
 import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
 
 /**
@@ -11,8 +11,22 @@ import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
 @ResourceModel('webhook-endpoint', {
   dto: WebhookEndpointDto,
   searchable: ['url', 'description'],
-  hidden: ['secret', 'previous_secret', 'previous_secret_expires_at', 'failing_since'],
-  readOnly: ['secret', 'verified_at', 'disabled_at', 'disabled_reason', 'api_version'],
+  hidden: [
+    'secret',
+    'previous_secret',
+    'previous_secret_expires_at',
+    'failing_since',
+    'consecutive_timeouts',
+  ],
+  readOnly: [
+    'secret',
+    'verified_at',
+    'disabled_at',
+    'disabled_reason',
+    'api_version',
+    'throttled',
+    'throttled_reason',
+  ],
   hooks: WebhookEndpointHooks,
   events: false,
 })
@@ -29,4 +43,14 @@ export class WebhookEndpoint extends BaseResource {
   @Column({ type: 'timestamptz', nullable: true }) disabled_at: Date | null;
   @Column({ type: 'text', nullable: true }) disabled_reason: string | null;
   @Column({ type: 'timestamptz', nullable: true }) failing_since: Date | null;
+  /** Attempts to it running at once across all workers (1–100). */
+  @Column('int') max_in_flight: number;
+  /** Sends per second across all workers; null = unlimited. */
+  @Column({ type: 'int', nullable: true }) rate_limit_per_second: number | null;
+  /** `entity`: deliveries about one record (`data.id`) go strictly in commit order. */
+  @Column({ type: 'varchar', enum: ENDPOINT_ORDERINGS, default: 'none' }) ordering: string;
+  /** Held to one attempt in flight after repeated timeouts, until an attempt succeeds. */
+  @Column({ type: 'boolean', default: false }) throttled: boolean;
+  @Column({ type: 'text', nullable: true }) throttled_reason: string | null;
+  @Column({ type: 'int', default: 0 }) consecutive_timeouts: number;
 }

@@ -13,6 +13,11 @@ import { WebhookEventCatalog } from '../management/webhook-event-catalog.service
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
+const NOT_NULL: Record<string, string> = {
+  max_in_flight: 'a whole number from 1 to 100',
+  ordering: '"none" or "entity"',
+};
+
 /** Disabling records when and why; enabling clears that and the failure streak that auto-disables. */
 function setStatus(values: Record<string, unknown>, status: unknown): void {
   const disabled = status === 'disabled';
@@ -37,6 +42,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
   beforeCreate(_tx: unknown, values: Record<string, unknown>): void {
     this.check(values);
     values.events ??= ['*'];
+    values.max_in_flight ??= this.config.webhooks.endpointConcurrency;
     values.secret ??= encryptSecret(generateSecret(), this.config.appKey);
     if (values.status === 'disabled') setStatus(values, 'disabled');
   }
@@ -74,6 +80,16 @@ export class WebhookEndpointHooks implements ResourceHooks {
         );
       });
       values.events = [...new Set(values.events as string[])];
+    }
+    // The DTO lets null through on optional fields; these two always have a value.
+    for (const [field, expected] of Object.entries(NOT_NULL)) {
+      if (values[field] === null) {
+        errors.push(
+          errorObject(422, `${field} cannot be null: send ${expected}.`, {
+            source: { pointer: attributePointer(field) },
+          }),
+        );
+      }
     }
     if (errors.length) throw new ApiError(422, errors);
   }

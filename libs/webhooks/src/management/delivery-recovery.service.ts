@@ -1,25 +1,13 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  APP_CONFIG,
-  ApiError,
-  AppConfig,
-  BODY_POINTER,
-  RequestContext,
-  ResourceServices,
-  attributePointer,
-} from '@wharf/core';
-import { Queue } from 'bullmq';
+import { ApiError, BODY_POINTER, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
+import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
 import { QueuedDelivery, deliveryRequeue } from './delivery-requeue';
 import { RecoverDto } from './recover.dto';
-
-const ENQUEUE_BATCH = 500;
 
 /**
  * Sends deliveries again through the queue, with their original envelope and `webhook-id`: every failed
@@ -30,8 +18,6 @@ const ENQUEUE_BATCH = 500;
 export class DeliveryRecoveryService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly endpoints: WebhookEndpointsService,
     private readonly services: ResourceServices,
   ) {}
@@ -84,11 +70,10 @@ export class DeliveryRecoveryService {
     }
   }
 
+  /** The deliveries wait in PostgreSQL; the workers admit them within their endpoint's limits. */
   private async enqueue(deliveries: QueuedDelivery[]) {
-    const maxAttempts = this.config.webhooks.retrySchedule.length + 1;
-    for (let i = 0; i < deliveries.length; i += ENQUEUE_BATCH) {
-      const batch = deliveries.slice(i, i + ENQUEUE_BATCH).map((delivery) => delivery.uuid);
-      await enqueueDeliveries(this.dataSource, this.queue, batch, maxAttempts);
+    if (deliveries.length) {
+      await this.dataSource.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ADMIT_PAYLOAD]);
     }
     return { webhook_deliveries: deliveries, meta: { queued: deliveries.length } };
   }

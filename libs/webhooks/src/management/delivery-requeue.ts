@@ -18,7 +18,8 @@ const RETURNING = `RETURNING d.uuid, d.webhook_endpoint_uuid, d.event_id, e.name
 
 /**
  * Statements over `webhook_deliveries` (not a resource: the relay creates them). Each is scoped to the
- * caller's company and endpoint, and sets the deliveries back to pending for an immediate attempt.
+ * caller's company and endpoint, and sets the deliveries back to pending and due now: a delivery that was
+ * finished waits for the workers to admit it (DeliveryAdmitter); one already in flight stays admitted.
  */
 export const deliveryRequeue = {
   /** Every failed delivery to the endpoint of an event created in [since, until]. */
@@ -30,7 +31,8 @@ export const deliveryRequeue = {
     until: Date | null,
   ): Promise<QueuedDelivery[]> {
     const [rows]: [QueuedDelivery[]] = await dataSource.query(
-      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now()
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now(),
+         admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END
        FROM webhook_events e
        WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2
          AND d.status = 'failed' AND e.created_at >= $3 AND ($4::timestamptz IS NULL OR e.created_at <= $4)
@@ -48,7 +50,8 @@ export const deliveryRequeue = {
     eventId: string,
   ): Promise<QueuedDelivery | undefined> {
     const [rows]: [QueuedDelivery[]] = await dataSource.query(
-      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now()
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now(),
+         admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END
        FROM webhook_events e
        WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2 AND d.event_id = $3
        ${RETURNING}`,

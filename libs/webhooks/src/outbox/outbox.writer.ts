@@ -4,6 +4,8 @@ import { QueryRunner } from 'typeorm';
 import { changeEnvelope, domainEnvelope } from './envelope';
 
 export const OUTBOX_CHANNEL = 'wharf_webhook_events';
+/** Sent on OUTBOX_CHANNEL when deliveries were put back to wait (resend, recover): workers admit them. */
+export const ADMIT_PAYLOAD = 'admit';
 
 /**
  * Writes one outbox row per change and domain event on the write's own connection, before it commits:

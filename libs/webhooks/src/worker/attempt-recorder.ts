@@ -1,6 +1,16 @@
 import { AppConfig, poolOf, prepared } from '@wharf/core';
 import { DataSource } from 'typeorm';
+import { DeliveryRow } from '../delivery/delivery-queue';
 import { Attempt } from '../delivery/webhook-sender';
+import {
+  OUTBOX_BARRIER,
+  admittedCount,
+  effectiveCap,
+  firstWaitingAt,
+  inOrder,
+  jobRows,
+  waitingDue,
+} from './admission-sql';
 
 export interface AttemptRecord {
   delivery: {
@@ -17,12 +27,28 @@ export interface AttemptRecord {
   nextAttemptInMs: number;
 }
 
+/** Timeouts in a row after which an endpoint is throttled to one attempt in flight. */
+export const THROTTLE_AFTER_TIMEOUTS = 3;
+
 /**
  * One statement (so one round trip and one atomic commit) for a batch of attempts: the request-log rows,
- * the deliveries' new states and the endpoints' health. Endpoint rows are locked in uuid order first, so
- * batches committing in parallel cannot deadlock on them, and only endpoints whose health changes are
- * written. Health: a success clears `failing_since`; a 410 disables at once; failing without a single
- * success for longer than the configured window disables automatically.
+ * the deliveries' new states (each attempt frees its endpoint slot: a delivery to retry waits in
+ * PostgreSQL until due and admitted again), a successor admitted into each freed slot, and the endpoints'
+ * health.
+ *
+ * Successors: for each endpoint, as many due waiting deliveries as it finished attempts here (FOR UPDATE
+ * SKIP LOCKED, so concurrent batches and the DeliveryAdmitter never admit the same one), in the admitter's
+ * order and by its ordering rules, counting the deliveries this batch settles as no longer pending. One
+ * out, one in: the endpoint's admitted count cannot grow, so no lock is needed; none are admitted while
+ * the endpoint has more admitted than its cap (throttled, or max_in_flight lowered) or is disabled by this
+ * batch. The statement returns the successors' job data, and, for an endpoint that got fewer successors
+ * than it freed slots while due deliveries still wait (held back by ordering or locked), a row naming it
+ * for the DeliveryAdmitter.
+ *
+ * Health: endpoint rows are locked in uuid order first, so batches committing in parallel cannot deadlock
+ * on them, and only endpoints whose health changes are written. A success clears `failing_since` and any throttling; a 410 disables at
+ * once; failing without a single success for longer than the configured window disables automatically;
+ * THROTTLE_AFTER_TIMEOUTS timeouts without a success between them throttle the endpoint.
  */
 const RECORD_ATTEMPTS = `
 WITH batch AS (
@@ -38,45 +64,93 @@ WITH batch AS (
   FROM batch
 ), deliveries AS (
   UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
-    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond'
+    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond', admitted_at = NULL
   FROM batch b
   -- = ANY($5) makes these index lookups: the cached plan cannot know the batch size and would scan the table.
-  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid
+  -- Only an admitted delivery frees a slot: a stale duplicate job (re-run after a crash) is logged, no more.
+  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND d.admitted_at IS NOT NULL
+  RETURNING d.webhook_endpoint_uuid
+), finished AS (
+  SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n FROM deliveries GROUP BY 1
+), barrier AS (${OUTBOX_BARRIER}
+), successor AS (
+  SELECT w.uuid, f.endpoint FROM finished f
+  JOIN webhook_endpoints ep ON ep.uuid = f.endpoint AND ep.status = 'enabled'
+  CROSS JOIN barrier bar
+  CROSS JOIN LATERAL (
+    SELECT d.uuid FROM webhook_deliveries d
+    WHERE d.webhook_endpoint_uuid = f.endpoint AND ${waitingDue('d')}
+      AND ${inOrder('d', "ep.ordering = 'entity'", 'bar.seq', (p) => `EXISTS (SELECT 1 FROM batch s WHERE s.webhook_delivery_uuid = ${p}.uuid AND s.outcome <> 'pending')`)}
+    ORDER BY d.next_attempt_at
+    LIMIT CASE WHEN ${admittedCount('f.endpoint')} <= ${effectiveCap('ep')} THEN f.n ELSE 0 END
+    FOR UPDATE OF d SKIP LOCKED
+  ) w
+  WHERE NOT EXISTS (SELECT 1 FROM unnest($2::uuid[], $3::text[]) AS g(uuid, change) WHERE g.uuid = f.endpoint AND g.change = 'gone')
+), admitted AS (
+  UPDATE webhook_deliveries d SET admitted_at = now() FROM successor s WHERE d.uuid = s.uuid
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id
 ), health AS (
-  SELECT h.uuid, h.change FROM unnest($2::uuid[], $3::text[]) AS h(uuid, change)
+  SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
 ), locked AS (
-  SELECT ep.uuid, h.change FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
+  SELECT ep.uuid, h.change, h.timeouts,
+    h.change = 'failing' AND ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4) AS expired
+  FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
   WHERE h.change = 'gone' AND ep.status = 'enabled'
-     OR h.change = 'healthy' AND ep.failing_since IS NOT NULL
-     OR h.change = 'failing' AND (ep.failing_since IS NULL
+     OR h.change = 'healthy' AND (ep.failing_since IS NOT NULL OR ep.consecutive_timeouts > 0)
+     OR h.change = 'failing' AND (ep.failing_since IS NULL OR h.timeouts > 0
         OR ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4))
   ORDER BY ep.uuid FOR UPDATE OF ep
-)
-UPDATE webhook_endpoints ep SET
+), endpoint_health AS (
+  UPDATE webhook_endpoints ep SET
+  consecutive_timeouts = CASE WHEN l.change = 'healthy' THEN 0 ELSE ep.consecutive_timeouts + l.timeouts END,
+  throttled = CASE WHEN l.change = 'healthy' THEN false
+    WHEN ep.consecutive_timeouts + l.timeouts >= ${THROTTLE_AFTER_TIMEOUTS} THEN true ELSE ep.throttled END,
+  throttled_reason = CASE WHEN l.change = 'healthy' THEN NULL
+    WHEN ep.consecutive_timeouts + l.timeouts >= ${THROTTLE_AFTER_TIMEOUTS}
+      THEN (ep.consecutive_timeouts + l.timeouts) || ' attempts in a row timed out: sending one at a time until one succeeds.'
+    ELSE ep.throttled_reason END,
   failing_since = CASE l.change WHEN 'healthy' THEN NULL ELSE COALESCE(ep.failing_since, now()) END,
-  status = CASE WHEN l.change = 'gone' OR l.change = 'failing' AND ep.failing_since IS NOT NULL THEN 'disabled'
-    ELSE ep.status END,
-  disabled_at = CASE WHEN l.change = 'gone' OR l.change = 'failing' AND ep.failing_since IS NOT NULL THEN now()
-    ELSE ep.disabled_at END,
+  status = CASE WHEN l.change = 'gone' OR l.expired THEN 'disabled' ELSE ep.status END,
+  disabled_at = CASE WHEN l.change = 'gone' OR l.expired THEN now() ELSE ep.disabled_at END,
   disabled_reason = CASE WHEN l.change = 'gone' THEN 'The endpoint answered 410 Gone.'
-    WHEN l.change = 'failing' AND ep.failing_since IS NOT NULL
-      THEN 'Deliveries failed without a success for ' || $4 || ' days.'
+    WHEN l.expired THEN 'Deliveries failed without a success for ' || $4 || ' days.'
     ELSE ep.disabled_reason END,
-  updated_at = CASE WHEN l.change = 'healthy' OR l.change = 'failing' AND ep.failing_since IS NULL THEN ep.updated_at
-    ELSE now() END
-FROM locked l WHERE ep.uuid = l.uuid`;
+  -- Only disabling bumps updated_at (the version workers reload a cached endpoint on).
+  updated_at = CASE WHEN l.change = 'gone' OR l.expired THEN now() ELSE ep.updated_at END
+FROM locked l WHERE ep.uuid = l.uuid
+)
+SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
+CROSS JOIN LATERAL (SELECT count(*) AS n FROM successor s WHERE s.endpoint = f.endpoint) got
+WHERE f.n > got.n AND ${firstWaitingAt('f.endpoint', 'got.n')} <= now()`;
 
-/** Per endpoint, the one health change this batch makes: a 410 wins, then any success, then failure. */
-function healthChanges(records: AttemptRecord[]): Map<string, 'gone' | 'healthy' | 'failing'> {
-  const changes = new Map<string, 'gone' | 'healthy' | 'failing'>();
+type HealthChange = 'gone' | 'healthy' | 'failing';
+
+/**
+ * Per endpoint, the one health change this batch makes (a 410 wins, then any success, then failure) and
+ * how many of its attempts timed out.
+ */
+export function healthChanges(
+  records: AttemptRecord[],
+): Map<string, { change: HealthChange; timeouts: number }> {
+  const changes = new Map<string, { change: HealthChange; timeouts: number }>();
   for (const { delivery, result } of records) {
-    const current = changes.get(delivery.endpoint_uuid);
-    if (result.response_status === 410) changes.set(delivery.endpoint_uuid, 'gone');
+    let health = changes.get(delivery.endpoint_uuid);
+    if (!health) changes.set(delivery.endpoint_uuid, (health = { change: 'failing', timeouts: 0 }));
+    if (result.response_status === 410) health.change = 'gone';
     else if (result.status === 'successful') {
-      if (current !== 'gone') changes.set(delivery.endpoint_uuid, 'healthy');
-    } else if (!current) changes.set(delivery.endpoint_uuid, 'failing');
+      if (health.change !== 'gone') health.change = 'healthy';
+    }
+    if (result.error === 'timeout') health.timeouts++;
   }
   return changes;
+}
+
+/** What recording a batch admitted: successors' job data, and endpoints the DeliveryAdmitter should look at. */
+export interface RecordedBatch {
+  admitted: DeliveryRow[];
+  admitMore: string[];
 }
 
 /** Writes a batch of attempts (see RECORD_ATTEMPTS) in one atomic statement. */
@@ -84,7 +158,7 @@ export async function recordAttempts(
   dataSource: DataSource,
   config: AppConfig,
   records: AttemptRecord[],
-): Promise<void> {
+): Promise<RecordedBatch> {
   const batch = records.map(({ delivery, attempt, result, outcome, nextAttemptInMs }) => ({
     company_uuid: delivery.company_uuid,
     webhook_endpoint_uuid: delivery.endpoint_uuid,
@@ -107,13 +181,21 @@ export async function recordAttempts(
   }));
   const health = healthChanges(records);
   // One JSON document rather than an array per column: JSON.stringify is native, pg's array quoting is not.
-  await poolOf(dataSource).query(
+  const { rows } = await poolOf(dataSource).query<DeliveryRow & { more: string | null }>(
     prepared(RECORD_ATTEMPTS, [
       JSON.stringify(batch),
       [...health.keys()],
-      [...health.values()],
+      [...health.values()].map((h) => h.change),
       config.webhooks.autoDisableAfterDays,
       records.map((r) => r.delivery.uuid),
+      [...health.values()].map((h) => h.timeouts),
     ]),
   );
+  const admitted: DeliveryRow[] = [];
+  const admitMore: string[] = [];
+  for (const row of rows) {
+    if (row.more === null) admitted.push(row);
+    else admitMore.push(row.more);
+  }
+  return { admitted, admitMore };
 }

@@ -1,28 +1,45 @@
 import { AppConfig } from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { AttemptRecord, recordAttempts } from './attempt-recorder';
+import { DeliveryRow } from '../delivery/delivery-queue';
+import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
 import { AttemptWriter } from './attempt-writer';
+import { DeliveryAdmitter } from './delivery.admitter';
 
 jest.mock('./attempt-recorder', () => ({ recordAttempts: jest.fn() }));
 const recorded = recordAttempts as jest.MockedFunction<typeof recordAttempts>;
 
 const record = (uuid: string) => ({ delivery: { uuid } }) as AttemptRecord;
 const pgError = (code: string) => Object.assign(new Error(code), { code });
-const writer = () => new AttemptWriter({} as DataSource, {} as AppConfig);
+const none: RecordedBatch = { admitted: [], admitMore: [] };
+const admitter = { enqueue: jest.fn(async () => undefined), admit: jest.fn() };
+const writer = () =>
+  new AttemptWriter({} as DataSource, {} as AppConfig, admitter as unknown as DeliveryAdmitter);
 const uuids = () => recorded.mock.calls.map(([, , records]) => records.map((r) => r.delivery.uuid));
 
 describe('AttemptWriter', () => {
-  beforeEach(() => recorded.mockReset());
+  beforeEach(() => {
+    recorded.mockReset();
+    admitter.enqueue.mockClear();
+    admitter.admit.mockClear();
+  });
 
   it('commits records that arrive together as one batch', async () => {
-    recorded.mockResolvedValue();
+    recorded.mockResolvedValue(none);
     const w = writer();
     await Promise.all([w.record(record('a')), w.record(record('b')), w.record(record('c'))]);
     expect(uuids()).toEqual([['a', 'b', 'c']]);
   });
 
+  it('queues the successors a batch admitted and hands the endpoints it could not fill to the admitter', async () => {
+    const successor = { uuid: 'next' } as DeliveryRow;
+    recorded.mockResolvedValue({ admitted: [successor], admitMore: ['endpoint-2'] });
+    await writer().record(record('a'));
+    expect(admitter.enqueue).toHaveBeenCalledWith([successor]);
+    expect(admitter.admit).toHaveBeenCalledWith(['endpoint-2']);
+  });
+
   it('retries a batch that hit a deadlock', async () => {
-    recorded.mockRejectedValueOnce(pgError('40P01')).mockResolvedValue();
+    recorded.mockRejectedValueOnce(pgError('40P01')).mockResolvedValue(none);
     const w = writer();
     await Promise.all([w.record(record('a')), w.record(record('b'))]);
     expect(uuids()).toEqual([
@@ -34,6 +51,7 @@ describe('AttemptWriter', () => {
   it('fails only the record the database refuses, retrying the others one by one', async () => {
     recorded.mockImplementation(async (_ds, _config, records) => {
       if (records.some((r) => r.delivery.uuid === 'bad')) throw pgError('22P05');
+      return none;
     });
     const w = writer();
     const results = await Promise.allSettled(['a', 'bad', 'c'].map((uuid) => w.record(record(uuid))));

@@ -1,8 +1,9 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { AttemptRecord, recordAttempts } from './attempt-recorder';
+import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
+import { DeliveryAdmitter } from './delivery.admitter';
 
 const MAX_BATCH = 500;
 /** Batches committing at once: a job waits for at most one commit in progress, not a queue of them. */
@@ -26,10 +27,12 @@ export class AttemptWriter implements OnApplicationShutdown {
   private buffer: Pending[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private scheduled = false;
+  private readonly logger = new Logger('attempt-writer');
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly admitter: DeliveryAdmitter,
   ) {}
 
   record(record: AttemptRecord): Promise<void> {
@@ -63,8 +66,9 @@ export class AttemptWriter implements OnApplicationShutdown {
    * records are retried one by one, so a record it refuses fails only its own job, not the 499 beside it.
    */
   private async write(batch: Pending[], tries = 3): Promise<void> {
+    let recorded: RecordedBatch;
     try {
-      await recordAttempts(
+      recorded = await recordAttempts(
         this.dataSource,
         this.config,
         batch.map((p) => p.record),
@@ -76,7 +80,18 @@ export class AttemptWriter implements OnApplicationShutdown {
       if (batch.length > 1 && REFUSED_DATA.test(code))
         await Promise.all(batch.map((p) => this.write([p], 1)));
       else batch.forEach((p) => p.reject(error));
+      return;
     }
+    this.admitted(recorded);
+  }
+
+  /** Queues the successors the batch admitted into the slots it freed (see RECORD_ATTEMPTS). */
+  private admitted(recorded: RecordedBatch | undefined): void {
+    if (!recorded) return;
+    this.admitter
+      .enqueue(recorded.admitted)
+      .catch((error: Error) => this.logger.warn(`admitted deliveries not queued yet: ${error.message}`));
+    if (recorded.admitMore.length) this.admitter.admit(recorded.admitMore);
   }
 
   async onApplicationShutdown(): Promise<void> {

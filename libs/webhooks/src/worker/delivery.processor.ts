@@ -2,31 +2,25 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
-import { Job } from 'bullmq';
+import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryJobData } from '../delivery/delivery-queue';
 import { WebhookSender } from '../delivery/webhook-sender';
 import { AttemptWriter } from './attempt-writer';
+import { DeliveryAdmitter } from './delivery.admitter';
 import { EndpointCache } from './endpoint-cache';
+import { EndpointRateLimiter } from './endpoint-rate-limiter';
 import { maxAttempts, retryDelay } from './retry-schedule';
-
-/** Thrown to have BullMQ retry the job after `delayMs` (read by the custom backoff strategy). */
-export class RetryLater extends Error {
-  constructor(readonly delayMs: number) {
-    super(`retry in ${delayMs} ms`);
-  }
-}
-
-export const backoffStrategy = (_attemptsMade: number, _type?: string, error?: Error) =>
-  error instanceof RetryLater ? error.delayMs : 1000;
 
 /**
  * Delivers one webhook attempt per job (worker process only). The job carries the envelope; attempt
- * numbers start from the count PostgreSQL had when the job was enqueued, so a delivery re-enqueued after
- * Redis lost its jobs keeps counting where it was.
+ * numbers start from the count PostgreSQL had when the delivery was admitted, so a delivery re-enqueued
+ * after Redis lost its jobs keeps counting where it was. A failed attempt is recorded with its next
+ * attempt time and the job completes: the delivery waits in PostgreSQL, holding neither a worker slot nor
+ * one of its endpoint's, until the DeliveryAdmitter admits it again. Recording an attempt admits the
+ * endpoint's next delivery into the slot it frees.
  */
 @Processor(DELIVERY_QUEUE, {
-  settings: { backoffStrategy },
   lockDuration: 10_000,
   stalledInterval: 5_000,
   maxStalledCount: 10,
@@ -39,6 +33,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly sender: WebhookSender,
     private readonly endpoints: EndpointCache,
     private readonly attempts: AttemptWriter,
+    private readonly admitter: DeliveryAdmitter,
+    private readonly rateLimiter: EndpointRateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
@@ -48,15 +44,25 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     this.worker.concurrency = this.config.webhooks.concurrency;
   }
 
-  async process(job: Job<DeliveryJobData>): Promise<void> {
+  async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
     const data = job.data;
     const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
     if (!endpoint || endpoint.status !== 'enabled') {
       await this.dataSource.query(
-        `UPDATE webhook_deliveries SET status = 'failed', updated_at = now() WHERE uuid = $1 AND status = 'pending'`,
+        `UPDATE webhook_deliveries SET status = 'failed', admitted_at = NULL, updated_at = now()
+         WHERE uuid = $1 AND status = 'pending'`,
         [data.delivery],
       );
+      this.admitter.admit([data.endpoint]);
       return;
+    }
+    if (endpoint.rateLimitPerSecond !== null) {
+      const waitMs = await this.rateLimiter.take(endpoint.uuid, endpoint.rateLimitPerSecond);
+      if (waitMs > 0) {
+        // Back to the delayed set: the job holds no worker slot while it waits for its send slot.
+        await job.moveToDelayed(Date.now() + waitMs, token);
+        throw new DelayedError();
+      }
     }
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
@@ -89,6 +95,5 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
         final,
       });
     }
-    if (!final) throw new RetryLater(delayMs);
   }
 }

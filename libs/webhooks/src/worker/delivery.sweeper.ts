@@ -5,13 +5,14 @@ import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { PeriodicTask } from './periodic-task';
-import { DELIVERY_QUEUE, enqueueDeliveries } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE, deliveryJobId, enqueueDeliveries } from '../delivery/delivery-queue';
 import { maxAttempts } from './retry-schedule';
 
 /**
- * PostgreSQL is the source of truth: a delivery still pending well after its next attempt was due has
- * lost its job (Redis restarted without persistence, a crash between commit and enqueue). Re-enqueue it;
- * the job id is the delivery uuid, so a job that still exists is left alone.
+ * PostgreSQL is the source of truth: a delivery admitted to the queue well before and still pending may
+ * have lost its job (Redis restarted without persistence, a crash between admission and enqueue).
+ * Re-enqueue it; the job id names the delivery and its admission, so a job that still exists is left
+ * alone. Waiting deliveries are the DeliveryAdmitter's.
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,16 +30,23 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async sweep(): Promise<number> {
-    const late: { uuid: string }[] = await this.dataSource.query(
-      `SELECT uuid FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-       ORDER BY next_attempt_at LIMIT 1000`,
+    const late: { uuid: string; attempts: number }[] = await this.dataSource.query(
+      `SELECT uuid, attempts FROM webhook_deliveries
+       WHERE status = 'pending' AND admitted_at < now() - make_interval(secs => $1)
+       ORDER BY admitted_at LIMIT 1000`,
       [this.config.webhooks.sweepGraceMs / 1000],
     );
+    // Redis first, PostgreSQL again after: a job that finished between the two reads has recorded its
+    // attempt (the delivery is no longer admitted), so it is not enqueued a second time.
+    const lost: string[] = [];
+    for (const delivery of late) {
+      if (!(await this.queue.getJob(deliveryJobId(delivery.uuid, delivery.attempts))))
+        lost.push(delivery.uuid);
+    }
     return enqueueDeliveries(
       this.dataSource,
       this.queue,
-      late.map((delivery) => delivery.uuid),
+      lost,
       maxAttempts(this.config.webhooks.retrySchedule),
     );
   }

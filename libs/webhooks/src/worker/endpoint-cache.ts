@@ -9,6 +9,8 @@ export interface CachedEndpoint {
   uuid: string;
   url: string;
   status: string;
+  /** Sends per second across all workers, or null for no limit. */
+  rateLimitPerSecond: number | null;
   /** updated_at in ms: any change to the endpoint (rotation, disable, new URL) bumps it. */
   version: number;
   secrets: string[];
@@ -51,13 +53,19 @@ export class EndpointCache {
 
   private async load(uuid: string): Promise<CachedEndpoint | undefined> {
     const [row] = await this.dataSource.query(
-      `SELECT uuid, url, status, secret, previous_secret, previous_secret_expires_at,
+      `SELECT uuid, url, status, rate_limit_per_second, secret, previous_secret, previous_secret_expires_at,
               (extract(epoch FROM updated_at) * 1000)::bigint AS version
        FROM webhook_endpoints WHERE uuid = $1`,
       [uuid],
     );
     if (!row) return undefined;
-    const endpoint = { uuid: row.uuid, url: row.url, status: row.status, version: Number(row.version) };
+    const endpoint = {
+      uuid: row.uuid,
+      url: row.url,
+      status: row.status,
+      rateLimitPerSecond: row.rate_limit_per_second as number | null,
+      version: Number(row.version),
+    };
     try {
       const opened = await openEndpointSecrets(row, this.config, (sql, params) =>
         this.dataSource.query(sql, params),

@@ -1,23 +1,24 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, DeliveryRow, deliveryJob, deliveryJobData } from '../delivery/delivery-queue';
-import { OUTBOX_CHANNEL } from '../outbox/outbox.writer';
-import { maxAttempts } from './retry-schedule';
+import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
+import { DeliveryAdmitter } from './delivery.admitter';
 
 const BATCH = 500;
 
-/** A row per delivery created; when there are none, a single row with only `claimed` (the rest null). */
-type Fanned = { claimed: number } & (DeliveryRow | { [column in keyof DeliveryRow]: null });
+/** A row per endpoint that got deliveries; when there are none, a single row with only `claimed`. */
+interface Fanned {
+  claimed: number;
+  endpoint: string | null;
+}
 
 /**
  * One statement, so one round trip and one atomic commit: claim a batch of undispatched events (SKIP LOCKED,
- * so relays in several workers share the work), mark them dispatched, and create a delivery for every
- * matching enabled endpoint.
+ * so relays in several workers share the work), mark them dispatched, and create a waiting delivery for
+ * every matching enabled endpoint; the DeliveryAdmitter then admits them to the queue. For endpoints with
+ * ordering = 'entity' a delivery also records its record (`data.id`) and outbox position.
  */
 const DISPATCH_BATCH = `
 WITH claimed AS (
@@ -26,30 +27,28 @@ WITH claimed AS (
 ), dispatched AS (
   UPDATE webhook_events e SET dispatched_at = now() FROM claimed c WHERE e.id = c.id
 ), targets AS (
-  SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint
+  SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
   JOIN webhook_endpoints ep ON ep.company_uuid = c.company_uuid AND ep.status = 'enabled'
    AND (ep.events ? c.name OR ep.events ? '*')
 ), inserted AS (
-  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid)
-  SELECT event_id, endpoint, company_uuid FROM targets ORDER BY id
+  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq)
+  SELECT t.event_id, t.endpoint, t.company_uuid,
+    CASE WHEN t.ordered THEN (SELECT e.payload->'data'->>'id' FROM webhook_events e WHERE e.id = t.id) END,
+    CASE WHEN t.ordered THEN t.id END
+  FROM targets t ORDER BY t.id
   ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
-  RETURNING uuid, event_id, webhook_endpoint_uuid, attempts
+  RETURNING webhook_endpoint_uuid
 )
--- Joins against the tables, not between CTEs: the planner cannot size a CTE, and guesses a nested loop.
-SELECT n.claimed, i.uuid, i.webhook_endpoint_uuid, e.company_uuid, i.attempts, e.event_id, e.name,
-  e.payload::text AS body, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+SELECT n.claimed, i.endpoint
 FROM (SELECT count(*)::int AS claimed FROM claimed) n
-LEFT JOIN (inserted i
-  JOIN webhook_events e ON e.event_id = i.event_id
-  JOIN webhook_endpoints ep ON ep.uuid = i.webhook_endpoint_uuid) ON true
-ORDER BY e.id`;
+LEFT JOIN (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted) i ON true`;
 
 /**
  * Moves committed outbox events into deliveries: claims undispatched events (FOR UPDATE SKIP LOCKED, so
- * any number of workers can run), creates one delivery per matching enabled endpoint, and enqueues a job
- * per delivery. Woken by NOTIFY at commit, with polling as the fallback. A crash between the commit and
- * the enqueue leaves pending deliveries, which the sweeper re-enqueues.
+ * any number of workers can run), creates one delivery per matching enabled endpoint, and has the
+ * DeliveryAdmitter admit them. Woken by NOTIFY at commit, with polling as the fallback. A crash between
+ * the commit and the admission leaves waiting deliveries, which the admitter's periodic pass admits.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,7 +61,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
+    private readonly admitter: DeliveryAdmitter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -74,7 +73,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('notification', () => this.kick());
+    // The api notifies ADMIT_PAYLOAD when it puts deliveries back (resend, recover): only admission is due.
+    client.on('notification', (message) =>
+      message.payload === ADMIT_PAYLOAD ? this.admitter.admitDue() : this.kick(),
+    );
     client.on('error', (error) => {
       this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
       this.listener = undefined;
@@ -115,11 +117,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
     const { rows } = await poolOf(this.dataSource).query<Fanned>(prepared(DISPATCH_BATCH));
-    const jobs = rows.flatMap((row) => (row.uuid === null ? [] : [deliveryJobData(row)]));
-    if (jobs.length) {
-      const attempts = maxAttempts(this.config.webhooks.retrySchedule);
-      await this.queue.addBulk(jobs.map((job) => deliveryJob(job, attempts)));
-    }
+    const endpoints = rows.flatMap((row) => (row.endpoint === null ? [] : [row.endpoint]));
+    if (endpoints.length) this.admitter.admit(endpoints);
     return rows[0]?.claimed ?? 0;
   }
 

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ResourceServices } from '@wharf/core';
+import { DataSource } from 'typeorm';
+import { WEBHOOK_ENDPOINT } from '../endpoints/webhook-endpoints.service';
+
+/** OpenAPI schema of `GET /webhook-endpoints/:uuid/queue`. */
+export const ENDPOINT_QUEUE_SCHEMA = {
+  type: 'object',
+  properties: {
+    webhook_endpoint_queue: {
+      type: 'object',
+      properties: {
+        webhook_endpoint_uuid: { type: 'string', format: 'uuid' },
+        in_flight: {
+          type: 'integer',
+          description: 'Deliveries admitted to the workers: being sent, or about to be.',
+        },
+        waiting: {
+          type: 'integer',
+          description: 'Deliveries due, waiting for a free slot of this endpoint.',
+        },
+        retrying: { type: 'integer', description: 'Deliveries waiting for their next attempt time.' },
+        max_in_flight: { type: 'integer' },
+        throttled: { type: 'boolean' },
+        throttled_reason: { type: 'string', nullable: true },
+      },
+      required: ['webhook_endpoint_uuid', 'in_flight', 'waiting', 'retrying', 'max_in_flight', 'throttled'],
+    },
+  },
+  required: ['webhook_endpoint_queue'],
+};
+
+interface EndpointRecord {
+  uuid: string;
+  max_in_flight: number;
+  throttled: boolean;
+  throttled_reason: string | null;
+}
+
+/** What an endpoint's deliveries are doing right now, for the console. */
+@Injectable()
+export class EndpointQueueService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly services: ResourceServices,
+  ) {}
+
+  async queue(uuid: string) {
+    // Through the resource service: the caller's company only, 404 for any other endpoint.
+    const { webhook_endpoint: endpoint } = (await this.services
+      .for(WEBHOOK_ENDPOINT)
+      .find(uuid)) as unknown as {
+      webhook_endpoint: EndpointRecord;
+    };
+    const [counts]: { in_flight: number; waiting: number; retrying: number }[] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE admitted_at IS NOT NULL)::int AS in_flight,
+              count(*) FILTER (WHERE admitted_at IS NULL AND next_attempt_at <= now())::int AS waiting,
+              count(*) FILTER (WHERE admitted_at IS NULL AND next_attempt_at > now())::int AS retrying
+       FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status = 'pending'`,
+      [endpoint.uuid],
+    );
+    return {
+      webhook_endpoint_queue: {
+        webhook_endpoint_uuid: endpoint.uuid,
+        ...counts,
+        max_in_flight: endpoint.max_in_flight,
+        throttled: endpoint.throttled,
+        throttled_reason: endpoint.throttled_reason,
+      },
+    };
+  }
+}

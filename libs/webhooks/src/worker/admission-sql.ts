@@ -1,0 +1,50 @@
+/**
+ * The rules of admission (DESIGN.md 6.3) as SQL fragments, shared by the DeliveryAdmitter and the attempt
+ * recorder, which both admit deliveries.
+ */
+
+/** The outbox position below which every event is fanned out (see `inOrder`). */
+export const OUTBOX_BARRIER = `SELECT coalesce(min(id), 9223372036854775807) AS seq FROM webhook_events WHERE dispatched_at IS NULL`;
+
+/** How many attempts `ep` may have in flight: one while it is throttled. */
+export const effectiveCap = (ep: string) => `(CASE WHEN ${ep}.throttled THEN 1 ELSE ${ep}.max_in_flight END)`;
+
+/** How many of an endpoint's deliveries are admitted (in the queue or being sent). */
+export const admittedCount = (endpoint: string) =>
+  `(SELECT count(*) FROM webhook_deliveries counted
+    WHERE counted.webhook_endpoint_uuid = ${endpoint} AND counted.status = 'pending'
+      AND counted.admitted_at IS NOT NULL)::int`;
+
+/**
+ * When an endpoint's first waiting delivery (after skipping `offset`) is due, or null. Ordered by the
+ * waiting index, so a prepared (generic) plan still walks the index rather than scanning every delivery of
+ * the one endpoint that has a backlog.
+ */
+export const firstWaitingAt = (endpoint: string, offset = '0') =>
+  `(SELECT w.next_attempt_at FROM webhook_deliveries w
+    WHERE w.webhook_endpoint_uuid = ${endpoint} AND w.status = 'pending' AND w.admitted_at IS NULL
+    ORDER BY w.next_attempt_at OFFSET ${offset} LIMIT 1)`;
+
+/** Delivery `d` waits and is due. */
+export const waitingDue = (d: string) =>
+  `${d}.status = 'pending' AND ${d}.admitted_at IS NULL AND ${d}.next_attempt_at <= now()`;
+
+/**
+ * Delivery `d` may go now as far as ordering goes: its endpoint does not order (`ordered` false), or no
+ * earlier delivery of its record to the endpoint is pending (`settled(p)` names earlier ones the same
+ * statement finishes), and every earlier outbox event is fanned out (a relay in another worker may hold an
+ * earlier event of the same record in a batch it has not committed yet).
+ */
+export const inOrder = (d: string, ordered: string, barrier: string, settled = (_p: string) => 'false') =>
+  `(NOT ${ordered} OR ${d}.entity_key IS NULL OR ${d}.event_seq < ${barrier} AND NOT EXISTS (
+     SELECT 1 FROM webhook_deliveries p
+     WHERE p.webhook_endpoint_uuid = ${d}.webhook_endpoint_uuid AND p.entity_key = ${d}.entity_key
+       AND p.status = 'pending' AND p.event_seq < ${d}.event_seq AND NOT ${settled('p')}))`;
+
+/** The job data of admitted deliveries `a` (uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id). */
+export const jobRows = (a: string) => `
+SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body,
+  (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+FROM ${a} a
+JOIN webhook_events e ON e.event_id = a.event_id
+JOIN webhook_endpoints ep ON ep.uuid = a.webhook_endpoint_uuid`;
