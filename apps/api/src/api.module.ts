@@ -26,7 +26,7 @@ export class ApiModule {
       imports: [
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
-        QueueModule.forRoot(config),
+        QueueModule.forRoot(config, 'producer'),
         HealthModule,
         AuthModule,
         ResourcesModule,

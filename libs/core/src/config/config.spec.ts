@@ -15,6 +15,20 @@ describe('loadConfig', () => {
     expect(config.webhooks.allowPrivateTargets).toBe(true);
     expect(config.appKeyGenerated).toBe(true);
     expect(config.extensions).toBeUndefined();
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.rateLimitFail).toBe('open');
+    expect(config.shutdownTimeoutMs).toBe(30000);
+    expect(config.metricsPort).toBe(0);
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.adminToken).toBeUndefined();
+    expect(config.redisClusterNodes).toBeUndefined();
+  });
+
+  it('reads Redis Cluster seed nodes, IPv6 in brackets included', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, [::1]:7001' }).redisClusterNodes).toEqual([
+      { host: '10.0.0.1', port: 7000 },
+      { host: '::1', port: 7001 },
+    ]);
   });
 
   it('turns private targets off in production by default and requires APP_KEY there', () => {
@@ -34,6 +48,12 @@ describe('loadConfig', () => {
     ['QUEUE_PREFIX', 'has space', /QUEUE_PREFIX may hold only/],
     ['APP_KEY', 'c2hvcnQ=', /APP_KEY must be at least 32 bytes/],
     ['APP_KEY_PREVIOUS', 'c2hvcnQ=', /APP_KEY_PREVIOUS must be at least 32 bytes/],
+    ['RATE_LIMIT_FAIL', 'sometimes', /RATE_LIMIT_FAIL must be open or closed/],
+    ['SHUTDOWN_TIMEOUT_MS', '-1', /SHUTDOWN_TIMEOUT_MS must be a whole number/],
+    ['METRICS_PORT', '99999', /METRICS_PORT must be a whole number/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters/],
+    ['ADMIN_TOKEN', 'short', /ADMIN_TOKEN must be at least 16 characters/],
+    ['REDIS_CLUSTER_NODES', '127.0.0.1:7000,nohost', /REDIS_CLUSTER_NODES must be a comma list of host:port/],
   ])('rejects %s=%s with one line naming the variable', (name, value, message) => {
     let error: unknown;
     try {

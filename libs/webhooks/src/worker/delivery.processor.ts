@@ -1,13 +1,14 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, unavailableDependency } from '@wharf/core';
 import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryJobData } from '../delivery/delivery-queue';
 import { WebhookSender } from '../delivery/webhook-sender';
 import { AttemptWriter } from './attempt-writer';
 import { EndpointCache } from './endpoint-cache';
+import { InFlightJobs } from './in-flight-jobs';
 import { maxAttempts, retryDelay } from './retry-schedule';
 
 /** Thrown to have BullMQ retry the job after `delayMs` (read by the custom backoff strategy). */
@@ -31,8 +32,12 @@ export const backoffStrategy = (_attemptsMade: number, _type?: string, error?: E
   stalledInterval: 5_000,
   maxStalledCount: 10,
 })
-export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class DeliveryProcessor
+  extends WorkerHost
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('delivery');
+  private readonly inFlight = new InFlightJobs();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -40,15 +45,36 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly endpoints: EndpointCache,
     private readonly attempts: AttemptWriter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
   ) {
     super();
   }
 
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhooks.concurrency;
+    // The BullMQ worker talks only to Redis: its connection errors are a Redis outage, logged once.
+    this.worker.on('error', (error) => {
+      if (unavailableDependency(error)) this.outages.failed('redis', error);
+      else this.logger.error(`queue worker: ${error.message}`);
+    });
   }
 
-  async process(job: Job<DeliveryJobData>): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.inFlight.drain(this.worker, this.config.shutdownTimeoutMs, this.logger, () =>
+      this.attempts.abandon(),
+    );
+  }
+
+  async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+    this.inFlight.track(job, token);
+    try {
+      await this.deliver(job);
+    } finally {
+      this.inFlight.untrack(job);
+    }
+  }
+
+  private async deliver(job: Job<DeliveryJobData>): Promise<void> {
     const data = job.data;
     const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
     if (!endpoint || endpoint.status !== 'enabled') {
@@ -66,6 +92,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const schedule = this.config.webhooks.retrySchedule;
     const final = result.status === 'successful' || result.permanent || attempt >= maxAttempts(schedule);
     const delayMs = final ? 0 : retryDelay(schedule, attempt, result.retryAfterMs);
+    // Handed back to the queue by a shutdown timeout: the worker that takes it over records its attempt.
+    if (this.inFlight.isReleased(job)) throw new Error('released to the queue on shutdown');
     await this.attempts.record({
       delivery: {
         uuid: data.delivery,

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -64,6 +64,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -76,7 +77,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const client = new Client({ connectionString: this.config.databaseUrl });
     client.on('notification', () => this.kick());
     client.on('error', (error) => {
-      this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
+      if (!this.outages.report(error))
+        this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
       this.listener = undefined;
     });
     try {
@@ -84,7 +86,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
       this.listener = client;
     } catch (error) {
-      this.logger.warn(`LISTEN unavailable (${(error as Error).message}); polling`);
+      if (!this.outages.report(error))
+        this.logger.warn(`LISTEN unavailable (${(error as Error).message}); polling`);
       await client.end().catch(() => undefined);
     }
   }
@@ -97,7 +100,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       return;
     }
     this.running = this.drain()
-      .catch((error: Error) => this.logger.error(`relay failed: ${error.message}`))
+      .catch((error: Error) => {
+        if (!this.outages.report(error)) this.logger.error(`relay failed: ${error.message}`);
+      })
       .finally(() => {
         this.running = undefined;
         if (this.again) {
