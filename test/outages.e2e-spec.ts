@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import {
   AppConfig,
   BaseResource,
@@ -10,6 +12,7 @@ import {
   WriteTransaction,
   createResourceTable,
   deleteKeysWithPrefix,
+  dropDatabase,
   loadConfig,
 } from '@wharf/core';
 import { IsString } from 'class-validator';
@@ -223,6 +226,65 @@ describe('outages: a failed rollback never hides the error', () => {
       expect(messages.filter((m) => /already released/i.test(m))).toEqual([]);
     } finally {
       logged.mockRestore();
+    }
+  });
+});
+
+describe('outages: rate limiting while Redis is down', () => {
+  it('RATE_LIMIT_FAIL=open serves unmetered, closed answers 503; each api logs the outage once', async () => {
+    const port = await freePort();
+    const redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    const apis: TestApi[] = [];
+    const warned = jest.spyOn(PinoNestLogger.prototype, 'warn');
+    try {
+      await eventually(async () => {
+        const client = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => null });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          return (await client.ping()) === 'PONG';
+        } finally {
+          client.disconnect();
+        }
+      }, 10_000);
+      for (const mode of ['open', 'closed'])
+        apis.push(await startApi({ env: { REDIS_URL: redisUrl, RATE_LIMIT_FAIL: mode } }));
+      const [open, closed] = apis;
+      const keys = [await createCompany(open, 'Open'), await createCompany(closed, 'Closed')].map(
+        (c) => c.key,
+      );
+      for (const [i, api] of apis.entries())
+        expect((await http(api.url, 'GET', '/int/v1/locations', { key: keys[i] })).status).toBe(200);
+      redis.kill('SIGKILL');
+      // Far from the limit requests are counted in memory; the next sync with Redis notices the outage.
+      await eventually(
+        async () => (await http(closed.url, 'GET', '/int/v1/locations', { key: keys[1] })).status === 503,
+      );
+      for (let i = 0; i < 20; i++) {
+        expect((await http(open.url, 'GET', '/int/v1/locations', { key: keys[0] })).status).toBe(200);
+        const refused = await http(closed.url, 'GET', '/int/v1/locations', { key: keys[1] });
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe('5');
+        expect(refused.body.errors[0].code).toBe('unavailable');
+      }
+      const outageLines = warned.mock.calls.filter(([entry]) =>
+        JSON.stringify(entry).includes('redis unavailable'),
+      );
+      expect(outageLines).toHaveLength(2);
+    } finally {
+      warned.mockRestore();
+      redis.kill('SIGKILL');
+      for (const api of apis) {
+        await api.close({ keepData: true });
+        await dropDatabase(api.config.databaseUrl);
+      }
     }
   });
 });

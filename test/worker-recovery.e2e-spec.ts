@@ -106,4 +106,54 @@ describe('worker recovery: a worker killed between claim and enqueue', () => {
       doomed.kill('SIGKILL');
     }
   }, 150_000);
+
+  it('past SHUTDOWN_TIMEOUT_MS hands unfinished deliveries back to the queue: sent again, logged once', async () => {
+    const company = await createCompany(api, 'Slow');
+    const { endpoint } = await createEndpoint(api, company, `${receiver.url}/slow`, ['warehouse.created']);
+    // The first five requests hang far beyond the shutdown timeout; later ones are answered at once.
+    receiver.respond = (_request, index) => ({ status: 200, delayMs: index < 5 ? 60_000 : 0 });
+    receiver.requests.length = 0;
+    const env = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: api.config.databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: api.config.queuePrefix,
+      WEBHOOKS_TIMEOUT_MS: '120000',
+      SHUTDOWN_TIMEOUT_MS: '1000',
+    };
+    const first = runNode(WORKER, [], env);
+    children.push(first);
+    await eventually(async () => first.output().includes('Wharf worker ready'), 30_000);
+    for (let i = 0; i < 5; i++) {
+      const res = await http(api.url, 'POST', W, { key: company.key, body: warehouse(`slow-${i}`) });
+      expect(res.status).toBe(201);
+    }
+    await eventually(async () => receiver.requests.length === 5, 30_000);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    expect(first.output()).toMatch(/shutting down with 5 deliveries in flight/);
+    expect(first.output()).toMatch(/shutdown timeout: handed 5 unfinished deliveries back to the queue/);
+
+    const second = runNode(WORKER, [], env);
+    children.push(second);
+    await eventually(async () => {
+      const [row] = await sql(
+        api,
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status = 'successful'`,
+        [endpoint.uuid],
+      );
+      return row.n === 5;
+    }, 60_000);
+    expect(receiver.requests).toHaveLength(10);
+    const logs = await sql(
+      api,
+      `SELECT webhook_delivery_uuid, count(*)::int AS n FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1
+       GROUP BY webhook_delivery_uuid`,
+      [endpoint.uuid],
+    );
+    expect(logs.map((row) => row.n)).toEqual([1, 1, 1, 1, 1]);
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }, 150_000);
 });

@@ -66,8 +66,9 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
       counter.unsynced = 0;
       try {
         counter.shared = await this.add(apiKey, window, count);
-      } catch {
+      } catch (error) {
         counter.unsynced += count;
+        this.outages.failed('redis', error);
       }
     }
   }
@@ -75,6 +76,9 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const apiKey = context.switchToHttp().getRequest<ScopedRequest>().wharfScope?.apiKeyUuid;
     if (!apiKey) return true;
+    // Closed: while Redis is known to be down even the in-memory fast path refuses, as nothing is shared.
+    if (this.config.rateLimitFail === 'closed' && this.outages.isDown('redis'))
+      throw unavailableError('redis');
     const limit = this.config.rateLimitPerMinute;
     const now = Date.now();
     const window = Math.floor(now / WINDOW_MS);

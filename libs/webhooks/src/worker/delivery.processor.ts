@@ -60,9 +60,10 @@ export class DeliveryProcessor
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.inFlight.drain(this.worker, this.config.shutdownTimeoutMs, this.logger, () =>
-      this.attempts.abandon(),
-    );
+    await this.inFlight.drain(this.worker, this.config.shutdownTimeoutMs, this.logger, () => {
+      this.attempts.abandon();
+      void this.sender.abort();
+    });
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
