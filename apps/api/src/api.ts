@@ -7,9 +7,10 @@ import {
   configureHttp,
   createFastifyAdapter,
   createLogger,
+  instrumentHttp,
   setupOpenApi,
 } from '@wharf/core';
-import { composeWharf } from '@wharf/webhooks';
+import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
 import { ApiModule } from './api.module';
 import { serveConsole } from './console';
 
@@ -32,8 +33,10 @@ export async function createApi(
     { logger: new PinoNestLogger(logger), bufferLogs: false, bodyParser: false },
   );
   configureHttp(app);
+  instrumentHttp(app, config);
   setupOpenApi(app);
   serveConsole(app);
+  await mountQueueDashboard(app, config);
   app.enableShutdownHooks();
   return app;
 }

@@ -48,3 +48,5 @@ export * from './tenancy/request-context';
 export * from './health/health.service';
 export * from './health/outage';
 export * from './health/outage-monitor';
+export * from './metrics/metrics';
+export * from './metrics/http-metrics';

@@ -2,7 +2,9 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { AttemptWriter } from './worker/attempt-writer';
+import { DeliveryMetrics } from './worker/delivery-metrics';
 import { DeliveryProcessor } from './worker/delivery.processor';
+import { MetricsListener } from './worker/metrics-listener';
 import { EndpointCache } from './worker/endpoint-cache';
 import { DeliverySweeper } from './worker/delivery.sweeper';
 import { OutboxRelay } from './worker/outbox.relay';
@@ -24,6 +26,8 @@ export { recordAttempts } from './worker/attempt-recorder';
     EndpointCache,
     AttemptWriter,
     RequestLogPurger,
+    DeliveryMetrics,
+    MetricsListener,
   ],
 })
 export class WebhooksWorkerModule {}

@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryJobData } from '../delivery/delivery-queue';
 import { WebhookSender } from '../delivery/webhook-sender';
 import { AttemptWriter } from './attempt-writer';
+import { DeliveryMetrics } from './delivery-metrics';
 import { EndpointCache } from './endpoint-cache';
 import { InFlightJobs } from './in-flight-jobs';
 import { maxAttempts, retryDelay } from './retry-schedule';
@@ -46,6 +47,7 @@ export class DeliveryProcessor
     private readonly attempts: AttemptWriter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outages: OutageMonitor,
+    private readonly metrics: DeliveryMetrics,
   ) {
     super();
   }
@@ -87,11 +89,19 @@ export class DeliveryProcessor
     }
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
+    this.metrics.started(data.endpoint);
     const result = endpoint.unreadableSecret
       ? this.sender.unsent(endpoint.url, data.body, `secret: ${endpoint.unreadableSecret}`, false)
-      : await this.sender.sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body);
+      : await this.sender
+          .sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body)
+          .catch((error: unknown) => {
+            this.metrics.finished(data.endpoint);
+            throw error;
+          });
     const schedule = this.config.webhooks.retrySchedule;
     const final = result.status === 'successful' || result.permanent || attempt >= maxAttempts(schedule);
+    const outcome = result.status === 'successful' ? 'successful' : final ? 'failed' : 'retrying';
+    this.metrics.finished(data.endpoint, outcome, result.duration_ms / 1000);
     const delayMs = final ? 0 : retryDelay(schedule, attempt, result.retryAfterMs);
     // Handed back to the queue by a shutdown timeout: the worker that takes it over records its attempt.
     if (this.inFlight.isReleased(job)) throw new Error('released to the queue on shutdown');
