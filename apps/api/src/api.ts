@@ -25,7 +25,7 @@ export async function createApi(
   options: ApiOptions = {},
 ): Promise<NestFastifyApplication> {
   const host = composeWharf(config, options.extensions);
-  const logger = createLogger('api', config.logLevel);
+  const logger = createLogger('api', config.logLevel, config.nodeEnv === 'development');
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),
     createFastifyAdapter(logger),
