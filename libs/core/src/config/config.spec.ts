@@ -24,8 +24,14 @@ describe('loadConfig', () => {
     expect(config.redisClusterNodes).toBeUndefined();
   });
 
-  it('reads Redis Cluster seed nodes, IPv6 in brackets included', () => {
-    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, [::1]:7001' }).redisClusterNodes).toEqual([
+  it('reads Redis Cluster seed nodes, IPv6 in brackets included, and wants a {hash-tag} prefix there', () => {
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toThrow(
+      /QUEUE_PREFIX must contain a \{hash-tag\}/,
+    );
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, [::1]:7001', QUEUE_PREFIX: '{wharf}' })
+        .redisClusterNodes,
+    ).toEqual([
       { host: '10.0.0.1', port: 7000 },
       { host: '::1', port: 7001 },
     ]);

@@ -182,6 +182,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
       `may hold only letters, digits and : _ { } . -, got "${queuePrefix}"`,
     );
   }
+  const redisClusterNodes = clusterNodes(env);
+  // BullMQ's scripts touch several keys of a queue at once, which a cluster allows only within one slot.
+  if (redisClusterNodes && !/\{[^{}]+\}/.test(queuePrefix)) {
+    throw new ConfigError(
+      'QUEUE_PREFIX',
+      `must contain a {hash-tag} (e.g. {wharf}) on a Redis Cluster, got "${queuePrefix}"`,
+    );
+  }
   const retrySchedule = durations(env, 'WEBHOOKS_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h');
   const key = appKey(env, nodeEnv, databaseUrl);
   const extensions = read(env, 'EXTENSIONS', '');
@@ -192,7 +200,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-    redisClusterNodes: clusterNodes(env),
+    redisClusterNodes,
     queuePrefix,
     appKey: key.key,
     appKeyPrevious: previousAppKey(env),
