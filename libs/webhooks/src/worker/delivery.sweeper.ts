@@ -34,13 +34,10 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
 
   /** Returns how many deliveries it re-enqueued. */
   async sweep(): Promise<number> {
-    const late: { uuid: string }[] = await this.dataSource.query(
-      `SELECT uuid FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-       ORDER BY next_attempt_at LIMIT 1000`,
-      [this.config.webhooks.sweepGraceMs / 1000],
-    );
-    const lost = await this.withoutJob(late.map((delivery) => delivery.uuid));
+    const missing = await this.withoutJob(await this.late());
+    // A job that completed between the two reads is gone from Redis too, but its delivery is no longer
+    // pending: reading the deliveries again keeps it from being sent twice.
+    const lost = missing.length ? await this.late(missing) : [];
     if (!lost.length) return 0;
     const count = await enqueueDeliveries(
       this.dataSource,
@@ -50,6 +47,18 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     );
     this.logger.log({ msg: `re-enqueued ${count} deliveries that had no job`, count });
     return count;
+  }
+
+  /** Pending deliveries overdue by more than the grace (among `uuids`, when given). */
+  private async late(uuids?: string[]): Promise<string[]> {
+    const rows: { uuid: string }[] = await this.dataSource.query(
+      `SELECT uuid FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+         AND ($2::uuid[] IS NULL OR uuid = ANY($2::uuid[]))
+       ORDER BY next_attempt_at LIMIT 1000`,
+      [this.config.webhooks.sweepGraceMs / 1000, uuids ?? null],
+    );
+    return rows.map((row) => row.uuid);
   }
 
   /** The deliveries whose job (id = delivery uuid) is not in Redis: one pipelined EXISTS per job hash. */
