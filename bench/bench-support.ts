@@ -90,7 +90,7 @@ export async function withBenchDatabase(config: AppConfig, bench: () => Promise<
 
 export async function cleanup(config: AppConfig) {
   await dropDatabase(config.databaseUrl);
-  await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
+  await deleteKeysWithPrefix(config, config.queuePrefix);
 }
 
 export function percentile(sorted: number[], p: number): number {

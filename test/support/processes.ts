@@ -27,7 +27,8 @@ export function runNode(script: string, args: string[], env: Record<string, stri
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, ms: Date.now() - started })),
+    // 'close', not 'exit': by then all of the child's output has been read.
+    child.on('close', (code, signal) => resolve({ code, signal, ms: Date.now() - started })),
   );
   return { child, output: () => output, exited };
 }

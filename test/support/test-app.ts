@@ -37,7 +37,7 @@ export async function prepareDatabase(config: AppConfig, extensions?: Type[]): P
 }
 
 export async function deleteQueueKeys(config: AppConfig): Promise<void> {
-  await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
+  await deleteKeysWithPrefix(config, config.queuePrefix);
 }
 
 export interface TestApi {

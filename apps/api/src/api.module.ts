@@ -6,6 +6,7 @@ import {
   AuthModule,
   DatabaseModule,
   HealthModule,
+  MetricsModule,
   HostComposition,
   QueueModule,
   ResourcesModule,
@@ -26,8 +27,9 @@ export class ApiModule {
       imports: [
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
-        QueueModule.forRoot(config),
+        QueueModule.forRoot(config, 'producer'),
         HealthModule,
+        MetricsModule,
         AuthModule,
         ResourcesModule,
         ...host.modules,

@@ -8,9 +8,10 @@ import {
   configureHttp,
   createFastifyAdapter,
   createLogger,
+  instrumentHttp,
   setupOpenApi,
 } from '@wharf/core';
-import { composeWharf } from '@wharf/webhooks';
+import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
 import { ApiModule } from './api.module';
 import { serveConsole } from './console';
 
@@ -25,7 +26,7 @@ export async function createApi(
   options: ApiOptions = {},
 ): Promise<NestFastifyApplication> {
   const host = composeWharf(config, options.extensions);
-  const logger = createLogger('api', config.logLevel);
+  const logger = createLogger('api', config.logLevel, config.nodeEnv === 'development');
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),
     createFastifyAdapter(logger),
@@ -34,8 +35,10 @@ export async function createApi(
   );
   await configureCors(app, config);
   configureHttp(app);
+  instrumentHttp(app, config);
   setupOpenApi(app);
   serveConsole(app);
+  await mountQueueDashboard(app, config);
   app.enableShutdownHooks();
   return app;
 }

@@ -6,6 +6,11 @@ runMain(async () => {
   const config = loadConfig();
   await preflight(config);
   const app = await createApi(config);
-  await app.listen({ port: config.port, host: '0.0.0.0' });
-  app.getHttpAdapter().getInstance().log.info(`Wharf api listening on http://localhost:${config.port}`);
+  await app.listen({ port: config.port, host: config.host });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .log.info(
+      `Wharf api listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
+    );
 });

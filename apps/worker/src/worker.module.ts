@@ -1,5 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig, DatabaseModule, HostComposition, QueueModule, WharfConfigModule } from '@wharf/core';
+import {
+  AppConfig,
+  DatabaseModule,
+  HostComposition,
+  MetricsModule,
+  OutageModule,
+  QueueModule,
+  WharfConfigModule,
+} from '@wharf/core';
 import { WebhooksExtension } from '@wharf/webhooks';
 import { WebhooksWorkerModule } from '@wharf/webhooks/worker';
 
@@ -12,7 +20,9 @@ export class WorkerModule {
       imports: [
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
-        QueueModule.forRoot(config),
+        QueueModule.forRoot(config, 'consumer'),
+        OutageModule,
+        MetricsModule,
         WebhooksExtension,
         WebhooksWorkerModule,
       ],

@@ -48,3 +48,8 @@ export * from './resources/resource.decorator';
 export * from './resources/resource.service';
 export * from './resources/resources.module';
 export * from './tenancy/request-context';
+export * from './health/health.service';
+export * from './health/outage';
+export * from './health/outage-monitor';
+export * from './metrics/metrics';
+export * from './metrics/http-metrics';

@@ -14,3 +14,4 @@ export * from './outbox/envelope';
 export * from './outbox/outbox.writer';
 export * from './request-logs/webhook-request-log.entity';
 export * from './webhooks.extension';
+export * from './admin/queue-dashboard';

@@ -3,7 +3,9 @@ import { Module } from '@nestjs/common';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { AttemptWriter } from './worker/attempt-writer';
 import { DeliveryAdmitter } from './worker/delivery.admitter';
+import { DeliveryMetrics } from './worker/delivery-metrics';
 import { DeliveryProcessor } from './worker/delivery.processor';
+import { MetricsListener } from './worker/metrics-listener';
 import { EndpointCache } from './worker/endpoint-cache';
 import { EndpointRateLimiter } from './worker/endpoint-rate-limiter';
 import { DeliverySweeper } from './worker/delivery.sweeper';
@@ -29,6 +31,8 @@ export { recordAttempts } from './worker/attempt-recorder';
     EndpointRateLimiter,
     AttemptWriter,
     RequestLogPurger,
+    DeliveryMetrics,
+    MetricsListener,
   ],
 })
 export class WebhooksWorkerModule {}

@@ -1,16 +1,11 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { OutageMonitor } from '../health/outage-monitor';
 import { ApiError } from '../http/api-error';
+import { unavailableError } from '../http/error-response';
 import { createFailFastRedis } from '../redis/redis';
 import { ScopedRequest } from './api-key.guard';
 
@@ -34,13 +29,15 @@ interface Counter {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
-  private readonly redis: Redis;
-  private readonly logger = new Logger('rate-limit');
+  private readonly redis: Redis | Cluster;
   private readonly counters = new Map<string, Counter>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.redis = createFailFastRedis(config.redisUrl);
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
+  ) {
+    this.redis = createFailFastRedis(config);
     this.redis.on('error', () => undefined);
     this.timer = setInterval(() => void this.sync(), SYNC_EVERY_MS);
     this.timer.unref();
@@ -69,8 +66,9 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
       counter.unsynced = 0;
       try {
         counter.shared = await this.add(apiKey, window, count);
-      } catch {
+      } catch (error) {
         counter.unsynced += count;
+        this.outages.failed('redis', error);
       }
     }
   }
@@ -78,6 +76,9 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const apiKey = context.switchToHttp().getRequest<ScopedRequest>().wharfScope?.apiKeyUuid;
     if (!apiKey) return true;
+    // Closed: while Redis is known to be down even the in-memory fast path refuses, as nothing is shared.
+    if (this.config.rateLimitFail === 'closed' && this.outages.isDown('redis'))
+      throw unavailableError('redis');
     const limit = this.config.rateLimitPerMinute;
     const now = Date.now();
     const window = Math.floor(now / WINDOW_MS);
@@ -93,9 +94,11 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
         counter = { window, shared: count, unsynced: 0 };
         this.counters.set(apiKey, counter);
       } catch (error) {
-        // Fail open: an unavailable Redis must not take the whole API down.
-        this.logger.warn(`rate limit not checked: ${(error as Error).message}`);
-        return true;
+        // Logged once per outage by the monitor. RATE_LIMIT_FAIL=open (default) keeps the API up while
+        // Redis is away, unmetered; closed answers 503 instead.
+        this.outages.failed('redis', error);
+        if (this.config.rateLimitFail === 'open') return true;
+        throw unavailableError('redis');
       }
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();

@@ -16,6 +16,26 @@ describe('loadConfig', () => {
     expect(config.webhooks.endpointConcurrency).toBe(10);
     expect(config.appKeyGenerated).toBe(true);
     expect(config.extensions).toBeUndefined();
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.rateLimitFail).toBe('open');
+    expect(config.shutdownTimeoutMs).toBe(30000);
+    expect(config.metricsPort).toBe(0);
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.adminToken).toBeUndefined();
+    expect(config.redisClusterNodes).toBeUndefined();
+  });
+
+  it('reads Redis Cluster seed nodes, IPv6 in brackets included, and wants a {hash-tag} prefix there', () => {
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toThrow(
+      /QUEUE_PREFIX must contain a \{hash-tag\}/,
+    );
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, [::1]:7001', QUEUE_PREFIX: '{wharf}' })
+        .redisClusterNodes,
+    ).toEqual([
+      { host: '10.0.0.1', port: 7000 },
+      { host: '::1', port: 7001 },
+    ]);
   });
 
   it('turns private targets off in production by default and requires APP_KEY there', () => {
@@ -48,6 +68,12 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'https://app.example.com/', /CORS_ORIGINS must be \* or a comma list of origins/],
     ['CORS_ORIGINS', 'app.example.com', /CORS_ORIGINS must be \* or a comma list of origins/],
     ['CORS_ORIGINS', 'ftp://app.example.com', /CORS_ORIGINS must be \* or a comma list of origins/],
+    ['RATE_LIMIT_FAIL', 'sometimes', /RATE_LIMIT_FAIL must be open or closed/],
+    ['SHUTDOWN_TIMEOUT_MS', '-1', /SHUTDOWN_TIMEOUT_MS must be a whole number/],
+    ['METRICS_PORT', '99999', /METRICS_PORT must be a whole number/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters/],
+    ['ADMIN_TOKEN', 'short', /ADMIN_TOKEN must be at least 16 characters/],
+    ['REDIS_CLUSTER_NODES', '127.0.0.1:7000,nohost', /REDIS_CLUSTER_NODES must be a comma list of host:port/],
   ])('rejects %s=%s with one line naming the variable', (name, value, message) => {
     let error: unknown;
     try {

@@ -21,9 +21,13 @@ export interface WebhooksConfig {
 
 export interface AppConfig {
   nodeEnv: NodeEnv;
+  /** Address the api binds to. */
+  host: string;
   port: number;
   databaseUrl: string;
   redisUrl: string;
+  /** Redis Cluster seed nodes (host:port); when set, REDIS_URL only supplies credentials and TLS. */
+  redisClusterNodes: { host: string; port: number }[] | undefined;
   queuePrefix: string;
   appKey: Buffer;
   /** The key before the last rotation (APP_KEY_PREVIOUS): still opens secrets, which are re-encrypted on use. */
@@ -34,6 +38,16 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   /** Browser origins allowed to call the api: `*` (any) or exact origins; empty = none. */
   corsOrigins: '*' | string[];
+  /** While Redis is down: let requests through unchecked (open) or answer 503 (closed). */
+  rateLimitFail: 'open' | 'closed';
+  /** A worker waits this long for in-flight deliveries on shutdown, then hands them back to the queue. */
+  shutdownTimeoutMs: number;
+  /** The worker's /metrics listener (0 = none). */
+  metricsPort: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** When set, the queue dashboard is mounted at /admin/queues behind this token. */
+  adminToken: string | undefined;
   webhooks: WebhooksConfig;
 }
 
@@ -91,6 +105,34 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
     );
   }
   return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = read(env, name, fallback).toLowerCase() as T;
+  if (!allowed.includes(raw)) throw new ConfigError(name, `must be ${allowed.join(' or ')}, got "${raw}"`);
+  return raw;
+}
+
+function secret(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters long');
+  return raw;
+}
+
+function clusterNodes(env: Env): { host: string; port: number }[] | undefined {
+  const raw = read(env, 'REDIS_CLUSTER_NODES', '');
+  if (!raw) return undefined;
+  return raw.split(',').map((entry) => {
+    const match = /^\[?([^\]\s]+?)\]?:(\d{1,5})$/.exec(entry.trim());
+    if (!match || Number(match[2]) > 65535) {
+      throw new ConfigError(
+        'REDIS_CLUSTER_NODES',
+        `must be a comma list of host:port, got "${entry.trim()}"`,
+      );
+    }
+    return { host: match[1], port: Number(match[2]) };
+  });
 }
 
 function durations(env: Env, name: string, fallback: string): number[] {
@@ -168,15 +210,25 @@ export function loadConfig(env: Env = process.env): AppConfig {
       `may hold only letters, digits and : _ { } . -, got "${queuePrefix}"`,
     );
   }
+  const redisClusterNodes = clusterNodes(env);
+  // BullMQ's scripts touch several keys of a queue at once, which a cluster allows only within one slot.
+  if (redisClusterNodes && !/\{[^{}]+\}/.test(queuePrefix)) {
+    throw new ConfigError(
+      'QUEUE_PREFIX',
+      `must contain a {hash-tag} (e.g. {wharf}) on a Redis Cluster, got "${queuePrefix}"`,
+    );
+  }
   const retrySchedule = durations(env, 'WEBHOOKS_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h');
   const key = appKey(env, nodeEnv, databaseUrl);
   const extensions = read(env, 'EXTENSIONS', '');
   const senders = read(env, 'WEBHOOKS_SENDER_ADDRESSES', '');
   return {
     nodeEnv,
+    host: read(env, 'HOST', '0.0.0.0'),
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisClusterNodes,
     queuePrefix,
     appKey: key.key,
     appKeyPrevious: previousAppKey(env),
@@ -190,6 +242,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: read(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
     corsOrigins: corsOrigins(env, nodeEnv),
+    rateLimitFail: oneOf(env, 'RATE_LIMIT_FAIL', 'open', ['open', 'closed'] as const),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    metricsPort: integer(env, 'METRICS_PORT', 0, 0, 65535),
+    metricsToken: secret(env, 'METRICS_TOKEN'),
+    adminToken: secret(env, 'ADMIN_TOKEN'),
     webhooks: {
       retrySchedule,
       timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15000, 1, 600_000),
@@ -200,7 +257,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       autoDisableAfterDays: integer(env, 'WEBHOOKS_AUTO_DISABLE_AFTER_DAYS', 5, 1),
       senderAddresses: senders ? senders.split(',').map((address) => address.trim()) : [],
       pollIntervalMs: durations(env, 'WEBHOOKS_POLL_INTERVAL', '1s')[0],
-      sweepGraceMs: durations(env, 'WEBHOOKS_SWEEP_GRACE', '30s')[0],
+      sweepGraceMs: durations(env, 'WEBHOOKS_SWEEP_GRACE', '5s')[0],
     },
   };
 }

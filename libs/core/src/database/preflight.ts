@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { redactUrl } from '../config/config';
-import { bullConnection } from '../redis/redis';
+import { RedisTarget, bullConnection } from '../redis/redis';
 
 const HOW_TO_START = 'start it with `docker compose up -d postgres redis` or run a local server';
 
@@ -35,23 +35,32 @@ export async function checkPostgres(databaseUrl: string, database = true): Promi
   }
 }
 
-export async function checkRedis(redisUrl: string): Promise<void> {
-  const redis = new Redis({
-    ...bullConnection(redisUrl),
+export async function checkRedis(target: RedisTarget): Promise<void> {
+  const options = {
+    ...bullConnection(target.redisUrl),
     lazyConnect: true,
     connectTimeout: 3000,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
-  });
+  };
+  const { host: _host, port: _port, db: _db, ...nodeOptions } = options;
+  const redis = target.redisClusterNodes
+    ? new Cluster(target.redisClusterNodes, {
+        lazyConnect: true,
+        redisOptions: nodeOptions,
+        clusterRetryStrategy: () => null,
+      })
+    : new Redis(options);
+  const where = target.redisClusterNodes
+    ? `the Redis Cluster at ${target.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`
+    : `Redis at ${redactUrl(target.redisUrl)}`;
   redis.on('error', () => undefined);
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    throw new ServiceUnavailableAtBoot(
-      `Cannot reach Redis at ${redactUrl(redisUrl)} (${reason(error)}): ${HOW_TO_START}.`,
-    );
+    throw new ServiceUnavailableAtBoot(`Cannot reach ${where} (${reason(error)}): ${HOW_TO_START}.`);
   } finally {
     redis.disconnect();
   }

@@ -1,10 +1,11 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { createFailFastRedis } from '../redis/redis';
+import { Dependency } from './outage';
 
 export type CheckState = 'up' | 'down';
 export interface HealthReport {
@@ -23,27 +24,27 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 @Injectable()
 export class HealthService implements OnApplicationShutdown {
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.redis = createFailFastRedis(config.redisUrl);
+    this.redis = createFailFastRedis(config);
     this.redis.on('error', () => undefined);
   }
 
   async check(): Promise<HealthReport> {
-    const [database, redis] = await Promise.all([
-      this.probe(() => this.dataSource.query('SELECT 1')),
-      this.probe(() => this.redis.ping()),
-    ]);
+    const [database, redis] = await Promise.all([this.probe('database'), this.probe('redis')]);
     return { status: database === 'up' && redis === 'up' ? 'ok' : 'error', checks: { database, redis } };
   }
 
-  private async probe(run: () => Promise<unknown>): Promise<CheckState> {
+  async probe(dependency: Dependency): Promise<CheckState> {
     try {
-      await within(run(), CHECK_TIMEOUT_MS);
+      await within(
+        dependency === 'database' ? this.dataSource.query('SELECT 1') : this.redis.ping(),
+        CHECK_TIMEOUT_MS,
+      );
       return 'up';
     } catch {
       return 'down';

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OutageMonitor } from '../health/outage-monitor';
 import { toErrorResponse } from './error-response';
 
 /** The single place that turns errors into HTTP answers. */
@@ -7,25 +8,27 @@ import { toErrorResponse } from './error-response';
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
+  constructor(private readonly outages: OutageMonitor) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    send(error, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+    const request = http.getRequest<FastifyRequest>();
+    const response = toErrorResponse(error, String(request.id));
+    // An outage is logged once by the monitor, with a count, not once per request with a stack.
+    if (response.outage) this.outages.failed(response.outage, error);
+    else if (response.unexpected) {
+      const err = response.unexpected as Error;
+      this.logger.error({
+        msg: 'unhandled error',
+        reqId: request.id,
+        err: { message: err?.message, stack: err?.stack },
+      });
+    }
+    void http
+      .getResponse<FastifyReply>()
+      .status(response.status)
+      .headers(response.headers)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(response.body));
   }
-}
-
-export function send(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
-  const response = toErrorResponse(error, String(request.id));
-  if (response.unexpected) {
-    const err = response.unexpected as Error;
-    logger.error({
-      msg: 'unhandled error',
-      reqId: request.id,
-      err: { message: err?.message, stack: err?.stack },
-    });
-  }
-  void reply
-    .status(response.status)
-    .headers(response.headers)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify(response.body));
 }

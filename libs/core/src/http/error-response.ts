@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
+import { Dependency, unavailableDependency } from '../health/outage';
 import { ApiError, ErrorObject, errorObject } from './api-error';
 
 export interface ErrorResponse {
@@ -9,6 +10,34 @@ export interface ErrorResponse {
   headers: Record<string, string>;
   /** Only for unexpected errors: logged with the stack, never sent. */
   unexpected?: unknown;
+  /** The backing service whose outage caused a 503 (reported to the outage monitor, not logged per request). */
+  outage?: Dependency;
+}
+
+/** Seconds a client should wait before retrying while a backing service is down. */
+export const OUTAGE_RETRY_AFTER_S = 5;
+
+/** The same 503 as an exception, for code that decides on its own that a service is missing. */
+export function unavailableError(dependency: Dependency): ApiError {
+  const response = unavailable(dependency);
+  return new ApiError(503, response.body.errors, response.headers);
+}
+
+/** 503 with Retry-After: the request was fine, a service it needs is not reachable right now. */
+export function unavailable(dependency: Dependency): ErrorResponse {
+  const what = dependency === 'database' ? 'The database' : 'Redis';
+  return {
+    status: 503,
+    body: {
+      errors: [
+        errorObject(503, `${what} is temporarily unavailable; retry in ${OUTAGE_RETRY_AFTER_S} s.`, {
+          meta: { dependency },
+        }),
+      ],
+    },
+    headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_S) },
+    outage: dependency,
+  };
 }
 
 function fromDatabase(error: { code?: string; column?: string; detail?: string }): ErrorResponse | undefined {
@@ -58,6 +87,8 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     const mapped = fromDatabase(error as { code?: string });
     if (mapped) return mapped;
   }
+  const dependency = unavailableDependency(error);
+  if (dependency) return unavailable(dependency);
   const fastify = error as { statusCode?: number; message?: string };
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     return single(fastify.statusCode, fastify.message ?? 'Bad request.');

@@ -1,11 +1,27 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 
-/** Structured JSON logs; credentials are redacted wherever they might appear. */
-export function createLogger(service: string, level: string): Logger {
+/**
+ * Structured JSON logs (production, tests, anything that collects them); in development pretty, coloured
+ * lines through pino-pretty, which runs in pino's transport thread. Credentials are redacted wherever they
+ * might appear.
+ */
+export function createLogger(service: string, level: string, pretty = false): Logger {
   return pino({
     level,
     base: { service },
+    transport: pretty
+      ? {
+          target: 'pino-pretty',
+          options: {
+            colorize: true,
+            singleLine: true,
+            translateTime: 'SYS:HH:MM:ss.l',
+            messageFormat: '{service}{if context}/{context}{end}: {msg}',
+            ignore: 'pid,hostname,service,context',
+          },
+        }
+      : undefined,
     redact: {
       paths: [
         'req.headers.authorization',

@@ -1,4 +1,5 @@
-import { DataSource, QueryRunner } from 'typeorm';
+import type { EventEmitter } from 'node:events';
+import { DataSource, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { poolOf } from '../database/pool';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { ATTRIBUTES_POINTER, attributePointer } from '../http/pointer';
@@ -132,8 +133,14 @@ export class ResourceService {
     const company = RequestContext.companyUuid();
     const queryRunner = this.dataSource.createQueryRunner();
     await queryRunner.connect();
-    await queryRunner.startTransaction();
+    // When the connection dies TypeORM releases the runner, and every later call (the next statement, the
+    // rollback) throws QueryRunnerAlreadyReleasedError: keep the error that killed it, to report that one.
+    let lost: unknown;
+    const connection = (queryRunner as unknown as { databaseConnection?: EventEmitter }).databaseConnection;
+    const onLost = (error: unknown) => (lost ??= error);
+    connection?.on('error', onLost);
     try {
+      await queryRunner.startTransaction();
       const tx = new WriteTransaction(queryRunner, company);
       const result = await work(tx);
       if (tx.changes.length || tx.events.length) {
@@ -143,9 +150,12 @@ export class ResourceService {
       await queryRunner.commitTransaction();
       return result;
     } catch (error) {
-      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction();
-      throw this.explain(error);
+      // A connection that died mid-transaction cannot roll back (PostgreSQL already did): the error that
+      // killed it is the one to report, never the rollback's QueryRunnerAlreadyReleasedError.
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw this.explain(lost && error instanceof QueryRunnerAlreadyReleasedError ? lost : error);
     } finally {
+      connection?.removeListener('error', onLost);
       await queryRunner.release();
     }
   }

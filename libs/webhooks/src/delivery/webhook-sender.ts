@@ -254,7 +254,13 @@ export class WebhookSender implements OnApplicationShutdown {
     return target;
   }
 
+  /** Cuts every request in flight (a shutdown that stopped waiting for them). */
+  async abort(): Promise<void> {
+    if (!this.dispatcher.destroyed) await this.dispatcher.destroy();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    if (this.dispatcher.destroyed) return;
     await this.dispatcher.close();
   }
 }

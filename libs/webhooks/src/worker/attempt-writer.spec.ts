@@ -1,4 +1,4 @@
-import { AppConfig } from '@wharf/core';
+import { AppConfig, HealthService, OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
@@ -12,8 +12,10 @@ const record = (uuid: string) => ({ delivery: { uuid } }) as AttemptRecord;
 const pgError = (code: string) => Object.assign(new Error(code), { code });
 const none: RecordedBatch = { admitted: [], admitMore: [] };
 const admitter = { enqueue: jest.fn(async () => undefined), admit: jest.fn() };
+const health = { probe: async () => 'down' } as unknown as HealthService;
+let monitor: OutageMonitor;
 const writer = () =>
-  new AttemptWriter({} as DataSource, {} as AppConfig, admitter as unknown as DeliveryAdmitter);
+  new AttemptWriter({} as DataSource, {} as AppConfig, admitter as unknown as DeliveryAdmitter, monitor);
 const uuids = () => recorded.mock.calls.map(([, , records]) => records.map((r) => r.delivery.uuid));
 
 describe('AttemptWriter', () => {
@@ -21,6 +23,30 @@ describe('AttemptWriter', () => {
     recorded.mockReset();
     admitter.enqueue.mockClear();
     admitter.admit.mockClear();
+    monitor = new OutageMonitor(health);
+  });
+  afterEach(() => monitor.onApplicationShutdown());
+
+  it('holds a batch through a database outage and writes it once PostgreSQL answers again', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5999'), { code: 'ECONNREFUSED' });
+    recorded.mockRejectedValueOnce(refused).mockRejectedValueOnce(refused).mockResolvedValue(none);
+    const w = writer();
+    await Promise.all([w.record(record('a')), w.record(record('b'))]);
+    expect(uuids()).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
+    expect(monitor.isDown('database')).toBe(true);
+  });
+
+  it('gives the records up when abandoned during an outage (their jobs go back to the queue)', async () => {
+    recorded.mockRejectedValue(Object.assign(new Error('Connection terminated unexpectedly')));
+    const w = writer();
+    const pending = w.record(record('a'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    w.abandon();
+    await expect(pending).rejects.toThrow(/abandoned/);
   });
 
   it('commits records that arrive together as one batch', async () => {
@@ -59,8 +85,8 @@ describe('AttemptWriter', () => {
     expect(uuids()).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
   });
 
-  it('fails the whole batch when the database itself is unavailable', async () => {
-    recorded.mockRejectedValue(new Error('connect ECONNREFUSED'));
+  it('fails the whole batch when the database fails for a reason other than the data or an outage', async () => {
+    recorded.mockRejectedValue(pgError('53200'));
     const w = writer();
     const results = await Promise.allSettled(['a', 'b'].map((uuid) => w.record(record(uuid))));
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
 import { DeliveryAdmitter } from './delivery.admitter';
@@ -9,6 +9,8 @@ const MAX_BATCH = 500;
 /** Batches committing at once: a job waits for at most one commit in progress, not a queue of them. */
 const MAX_IN_FLIGHT = 2;
 const TRANSIENT = new Set(['40001', '40P01']);
+/** While PostgreSQL is down, a batch is retried this often until it is written (or the worker gives up). */
+const OUTAGE_RETRY_MS = 1000;
 /** SQLSTATE classes that blame the data (22 data exception, 23 integrity violation), not the database. */
 const REFUSED_DATA = /^2[23]/;
 
@@ -28,11 +30,13 @@ export class AttemptWriter implements OnApplicationShutdown {
   private readonly inFlight = new Set<Promise<void>>();
   private scheduled = false;
   private readonly logger = new Logger('attempt-writer');
+  private abandoned = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly admitter: DeliveryAdmitter,
+    private readonly outages: OutageMonitor,
   ) {}
 
   record(record: AttemptRecord): Promise<void> {
@@ -64,8 +68,14 @@ export class AttemptWriter implements OnApplicationShutdown {
   /**
    * Commits a batch, retrying deadlocks and serialization failures. When the database refuses the data, the
    * records are retried one by one, so a record it refuses fails only its own job, not the 499 beside it.
+   * While PostgreSQL is unreachable the batch waits for it: the attempts were sent, so their records must
+   * reach the request log (the statement is atomic, so a failed try wrote nothing).
    */
   private async write(batch: Pending[], tries = 3): Promise<void> {
+    if (this.abandoned) {
+      batch.forEach((p) => p.reject(new Error('attempt records abandoned on shutdown')));
+      return;
+    }
     let recorded: RecordedBatch;
     try {
       recorded = await recordAttempts(
@@ -75,6 +85,10 @@ export class AttemptWriter implements OnApplicationShutdown {
       );
       batch.forEach((p) => p.resolve());
     } catch (error) {
+      if (this.outages.report(error) === 'database') {
+        await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
+        return this.write(batch, tries);
+      }
       const code = (error as { code?: string }).code ?? '';
       if (tries > 1 && TRANSIENT.has(code)) return this.write(batch, tries - 1);
       if (batch.length > 1 && REFUSED_DATA.test(code))
@@ -92,6 +106,15 @@ export class AttemptWriter implements OnApplicationShutdown {
       .enqueue(recorded.admitted)
       .catch((error: Error) => this.logger.warn(`admitted deliveries not queued yet: ${error.message}`));
     if (recorded.admitMore.length) this.admitter.admit(recorded.admitMore);
+  }
+
+  /**
+   * Gives up on records not yet written (their jobs are being handed back to the queue on a shutdown
+   * timeout, so the attempt is made and logged again rather than logged twice).
+   */
+  abandon(): void {
+    this.abandoned = true;
+    this.buffer.splice(0).forEach((p) => p.reject(new Error('attempt records abandoned on shutdown')));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,15 +1,17 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, unavailableDependency } from '@wharf/core';
 import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryJobData } from '../delivery/delivery-queue';
 import { WebhookSender } from '../delivery/webhook-sender';
 import { AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
+import { DeliveryMetrics } from './delivery-metrics';
 import { EndpointCache } from './endpoint-cache';
 import { EndpointRateLimiter } from './endpoint-rate-limiter';
+import { InFlightJobs } from './in-flight-jobs';
 import { maxAttempts, retryDelay } from './retry-schedule';
 
 /**
@@ -25,8 +27,12 @@ import { maxAttempts, retryDelay } from './retry-schedule';
   stalledInterval: 5_000,
   maxStalledCount: 10,
 })
-export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class DeliveryProcessor
+  extends WorkerHost
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('delivery');
+  private readonly inFlight = new InFlightJobs();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -36,15 +42,38 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly admitter: DeliveryAdmitter,
     private readonly rateLimiter: EndpointRateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
+    private readonly metrics: DeliveryMetrics,
   ) {
     super();
   }
 
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.webhooks.concurrency;
+    // The BullMQ worker talks only to Redis: its connection errors are a Redis outage, logged once.
+    this.worker.on('error', (error) => {
+      if (unavailableDependency(error)) this.outages.failed('redis', error);
+      else this.logger.error(`queue worker: ${error.message}`);
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.inFlight.drain(this.worker, this.config.shutdownTimeoutMs, this.logger, () => {
+      this.attempts.abandon();
+      void this.sender.abort();
+    });
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+    this.inFlight.track(job, token);
+    try {
+      await this.deliver(job, token);
+    } finally {
+      this.inFlight.untrack(job);
+    }
+  }
+
+  private async deliver(job: Job<DeliveryJobData>, token?: string): Promise<void> {
     const data = job.data;
     const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
     if (!endpoint || endpoint.status !== 'enabled') {
@@ -66,12 +95,22 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     }
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
+    this.metrics.started(data.endpoint);
     const result = endpoint.unreadableSecret
       ? this.sender.unsent(endpoint.url, data.body, `secret: ${endpoint.unreadableSecret}`, false)
-      : await this.sender.sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body);
+      : await this.sender
+          .sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body)
+          .catch((error: unknown) => {
+            this.metrics.finished(data.endpoint);
+            throw error;
+          });
     const schedule = this.config.webhooks.retrySchedule;
     const final = result.status === 'successful' || result.permanent || attempt >= maxAttempts(schedule);
+    const outcome = result.status === 'successful' ? 'successful' : final ? 'failed' : 'retrying';
+    this.metrics.finished(data.endpoint, outcome, result.duration_ms / 1000);
     const delayMs = final ? 0 : retryDelay(schedule, attempt, result.retryAfterMs);
+    // Handed back to the queue by a shutdown timeout: the worker that takes it over records its attempt.
+    if (this.inFlight.isReleased(job)) throw new Error('released to the queue on shutdown');
     await this.attempts.record({
       delivery: {
         uuid: data.delivery,

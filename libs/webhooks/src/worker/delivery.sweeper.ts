@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { PeriodicTask } from './periodic-task';
@@ -17,18 +17,22 @@ import { maxAttempts } from './retry-schedule';
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('delivery-sweeper');
-  private readonly periodic = new PeriodicTask(this.logger, () => this.sweep());
+  private readonly periodic: PeriodicTask;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    outages: OutageMonitor,
+  ) {
+    this.periodic = new PeriodicTask(this.logger, () => this.sweep(), outages);
+  }
 
   onApplicationBootstrap(): void {
     this.periodic.start(Math.max(500, Math.min(this.config.webhooks.sweepGraceMs, 30_000)));
   }
 
+  /** Returns how many deliveries it re-enqueued. */
   async sweep(): Promise<number> {
     const late: { uuid: string; attempts: number }[] = await this.dataSource.query(
       `SELECT uuid, attempts FROM webhook_deliveries
@@ -43,12 +47,15 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
       if (!(await this.queue.getJob(deliveryJobId(delivery.uuid, delivery.attempts))))
         lost.push(delivery.uuid);
     }
-    return enqueueDeliveries(
+    if (!lost.length) return 0;
+    const count = await enqueueDeliveries(
       this.dataSource,
       this.queue,
       lost,
       maxAttempts(this.config.webhooks.retrySchedule),
     );
+    this.logger.log({ msg: `re-enqueued ${count} deliveries that had no job`, count });
+    return count;
   }
 
   async onApplicationShutdown(): Promise<void> {

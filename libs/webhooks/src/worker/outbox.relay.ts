@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared } from '@wharf/core';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
@@ -63,6 +63,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly admitter: DeliveryAdmitter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -78,7 +79,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       message.payload === ADMIT_PAYLOAD ? this.admitter.admitDue() : this.kick(),
     );
     client.on('error', (error) => {
-      this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
+      if (!this.outages.report(error))
+        this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
       this.listener = undefined;
     });
     try {
@@ -86,7 +88,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
       this.listener = client;
     } catch (error) {
-      this.logger.warn(`LISTEN unavailable (${(error as Error).message}); polling`);
+      if (!this.outages.report(error))
+        this.logger.warn(`LISTEN unavailable (${(error as Error).message}); polling`);
       await client.end().catch(() => undefined);
     }
   }
@@ -99,7 +102,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       return;
     }
     this.running = this.drain()
-      .catch((error: Error) => this.logger.error(`relay failed: ${error.message}`))
+      .catch((error: Error) => {
+        if (!this.outages.report(error)) this.logger.error(`relay failed: ${error.message}`);
+      })
       .finally(() => {
         this.running = undefined;
         if (this.again) {

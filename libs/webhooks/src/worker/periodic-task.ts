@@ -1,26 +1,43 @@
 import { Logger } from '@nestjs/common';
+import { OutageMonitor } from '@wharf/core';
 
-/** Runs `task` every `everyMs`, never two at once; stop() waits for a run in progress. */
+/** The first run waits at most this long: spread out, so workers started together do not run in step. */
+const MAX_START_JITTER_MS = 1000;
+
+/**
+ * Runs `task` soon after start (after a short random jitter, so a worker that lives less than one
+ * interval still runs it) and then every `everyMs`, never two at once; stop() waits for a run in progress.
+ * Failures because PostgreSQL or Redis is down go to the outage monitor (one line per outage).
+ */
 export class PeriodicTask {
   private timer?: NodeJS.Timeout;
+  private first?: NodeJS.Timeout;
   private running?: Promise<unknown>;
 
   constructor(
     private readonly logger: Logger,
     private readonly task: () => Promise<unknown>,
+    private readonly outages?: OutageMonitor,
   ) {}
 
   start(everyMs: number): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.task()
-        .catch((error: Error) => this.logger.error(`${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, everyMs);
+    this.first = setTimeout(() => this.run(), Math.random() * Math.min(MAX_START_JITTER_MS, everyMs));
+    this.first.unref();
+    this.timer = setInterval(() => this.run(), everyMs);
     this.timer.unref();
   }
 
+  private run(): void {
+    this.running ??= this.task()
+      .catch((error: Error) => {
+        if (!this.outages?.report(error)) this.logger.error(`${error.message}`);
+      })
+      .finally(() => (this.running = undefined));
+  }
+
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.first);
+    clearInterval(this.timer);
     await this.running;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { PeriodicTask } from './periodic-task';
 
@@ -11,12 +11,15 @@ const BATCH = 5000;
 @Injectable()
 export class RequestLogPurger implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('request-log-purger');
-  private readonly periodic = new PeriodicTask(this.logger, () => this.purge());
+  private readonly periodic: PeriodicTask;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    outages: OutageMonitor,
+  ) {
+    this.periodic = new PeriodicTask(this.logger, () => this.purge(), outages);
+  }
 
   onApplicationBootstrap(): void {
     this.periodic.start(EVERY_MS);

@@ -1,0 +1,48 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Counter, Histogram } from 'prom-client';
+import type { AppConfig } from '../config/config';
+import { errorObject } from '../http/api-error';
+import { Metrics, metricsAuthorized } from './metrics';
+
+/**
+ * Counts and times every HTTP request by method, route template (never the raw URL, so label values stay
+ * bounded) and status, and serves GET /metrics (behind METRICS_TOKEN when set).
+ */
+export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): void {
+  const metrics = app.get(Metrics);
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'wharf_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames,
+    registers: [metrics.registry],
+  });
+  const duration = new Histogram({
+    name: 'wharf_http_request_duration_seconds',
+    help: 'HTTP request latency, by method, route template and status',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metrics.registry],
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    done();
+  });
+  fastify.get('/metrics', async (request, reply) => {
+    if (!metricsAuthorized(request.headers.authorization, config.metricsToken)) {
+      return reply
+        .status(401)
+        .header('www-authenticate', 'Bearer')
+        .type('application/json; charset=utf-8')
+        .send({ errors: [errorObject(401, 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.')] });
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}

@@ -1,0 +1,59 @@
+import { timingSafeEqual } from 'node:crypto';
+import { getQueueToken } from '@nestjs/bullmq';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import { AppConfig, errorObject } from '@wharf/core';
+import { Queue } from 'bullmq';
+import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
+
+export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+
+function same(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * `Bearer <ADMIN_TOKEN>` for tools, or HTTP Basic with ADMIN_TOKEN as the password for a browser (which
+ * then sends it with every call the dashboard makes).
+ */
+export function adminAuthorized(authorization: string | undefined, token: string): boolean {
+  const [scheme, value = ''] = (authorization ?? '').split(' ', 2);
+  if (/^bearer$/i.test(scheme)) return same(value, token);
+  if (/^basic$/i.test(scheme)) {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    return same(decoded.slice(decoded.indexOf(':') + 1), token);
+  }
+  return false;
+}
+
+/**
+ * The BullMQ dashboard (bull-board) at /admin/queues, read-only (no retry, clean or remove buttons), mounted
+ * only when ADMIN_TOKEN is set and only behind it.
+ */
+export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  const token = config.adminToken;
+  if (!token) return;
+  const queue = app.get<Queue>(getQueueToken(DELIVERY_QUEUE), { strict: false });
+  const board = new FastifyAdapter();
+  board.setBasePath(QUEUE_DASHBOARD_PATH);
+  createBullBoard({
+    queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
+    serverAdapter: board,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  await fastify.register(async (scope) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      if (adminAuthorized(request.headers.authorization, token)) return;
+      await reply
+        .status(401)
+        .header('www-authenticate', 'Basic realm="Wharf admin", charset="UTF-8"')
+        .type('application/json; charset=utf-8')
+        .send({ errors: [errorObject(401, 'The queue dashboard needs the admin token (ADMIN_TOKEN).')] });
+    });
+    await scope.register(board.registerPlugin(), { prefix: QUEUE_DASHBOARD_PATH });
+  });
+}

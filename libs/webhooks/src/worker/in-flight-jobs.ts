@@ -1,0 +1,71 @@
+import { Logger } from '@nestjs/common';
+import { Job, Worker } from 'bullmq';
+
+/**
+ * The jobs a worker is processing, so a shutdown can say how many it waits for and, past
+ * SHUTDOWN_TIMEOUT_MS, hand the rest back to the queue instead of waiting for them without bound.
+ */
+export class InFlightJobs {
+  private readonly jobs = new Map<string, { job: Job; token?: string }>();
+  private readonly released = new Set<string>();
+  private emptied?: () => void;
+
+  track(job: Job, token?: string): void {
+    this.jobs.set(job.id!, { job, token });
+  }
+
+  untrack(job: Job): void {
+    this.jobs.delete(job.id!);
+    if (!this.jobs.size) this.emptied?.();
+  }
+
+  /** A released job was handed back to the queue: its attempt must not be recorded here too. */
+  isReleased(job: Job): boolean {
+    return this.released.has(job.id!);
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  /**
+   * Stops taking jobs, waits up to `timeoutMs` for those in flight, then moves the rest back to the wait
+   * list (if Redis is unreachable, their locks expire and the stalled-job check of any worker brings them
+   * back) and closes the worker. `onRelease` runs before they are handed back.
+   */
+  async drain(worker: Worker, timeoutMs: number, logger: Logger, onRelease: () => void): Promise<void> {
+    await worker.pause(true);
+    const inFlight = this.jobs.size;
+    logger.log({ msg: `shutting down with ${inFlight} deliveries in flight`, inFlight });
+    const finished = await new Promise<boolean>((resolve) => {
+      if (!this.jobs.size) return resolve(true);
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.emptied = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+    if (finished) {
+      await worker.close();
+      logger.log({ msg: 'drained: every delivery in flight finished', inFlight });
+      return;
+    }
+    const left = [...this.jobs.values()];
+    for (const { job } of left) this.released.add(job.id!);
+    onRelease();
+    const moved = await Promise.all(
+      left.map(({ job, token }) =>
+        job.moveToWait(token).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    await worker.close(true);
+    logger.warn({
+      msg: `shutdown timeout: handed ${left.length} unfinished deliveries back to the queue`,
+      released: left.length,
+      movedNow: moved.filter(Boolean).length,
+    });
+  }
+}

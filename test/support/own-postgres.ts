@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './ports';
+
+const run = promisify(execFile);
+
+/** The newest PostgreSQL server binaries Debian installed, or undefined. */
+export function postgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(root, versions[0], 'bin') : undefined;
+}
+
+/**
+ * A PostgreSQL server of the test's own (initdb into a temporary directory, trust auth, a free port), so
+ * an outage test can stop and start it without touching the machine's shared server. initdb refuses to
+ * run as root, so as root the server runs as the `postgres` system user.
+ */
+export class OwnPostgres {
+  private constructor(
+    private readonly bin: string,
+    private readonly dir: string,
+    readonly port: number,
+  ) {}
+
+  static async create(): Promise<OwnPostgres> {
+    const bin = postgresBin();
+    if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin');
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-pg-'));
+    const server = new OwnPostgres(bin, dir, await freePort());
+    if (userInfo().uid === 0) {
+      const { stdout } = await run('id', ['-u', 'postgres']);
+      const { stdout: gid } = await run('id', ['-g', 'postgres']);
+      chownSync(dir, Number(stdout), Number(gid));
+    }
+    await server.exec('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    await server.start();
+    return server;
+  }
+
+  url(database = 'postgres'): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  async start(): Promise<void> {
+    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+    await this.exec('pg_ctl', [
+      'start',
+      '-w',
+      '-t',
+      '60',
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'log'),
+      '-o',
+      options,
+    ]);
+  }
+
+  /** `fast` ends every session with 57P01, as an operator's restart does. */
+  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    await this.exec('pg_ctl', ['stop', '-w', '-t', '60', '-m', mode, '-D', join(this.dir, 'data')]);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop('immediate').catch(() => undefined);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async exec(tool: string, args: string[]): Promise<void> {
+    const path = join(this.bin, tool);
+    if (userInfo().uid === 0) await run('runuser', ['-u', 'postgres', '--', path, ...args], { cwd: '/' });
+    else await run(path, args);
+  }
+}
