@@ -4,6 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   AppConfig,
   PinoNestLogger,
+  checkSchema,
   configureHttp,
   createFastifyAdapter,
   createLogger,
@@ -24,6 +25,7 @@ export async function createApi(
   options: ApiOptions = {},
 ): Promise<NestFastifyApplication> {
   const host = composeWharf(config, options.extensions);
+  await checkSchema(config.databaseUrl, host.manifests);
   const logger = createLogger('api', config.logLevel);
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),

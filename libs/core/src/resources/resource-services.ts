@@ -1,12 +1,16 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config';
+import { extensionManifest, isExtension } from '../extensions/extension.decorator';
 import { WRITE_LISTENERS, WriteListener } from './resource-change';
 import { ResourceDefinition } from './resource-definition';
 import { ResourceHooks } from './resource-hooks';
 import { ResourceRegistry } from './resource-registry';
 import { Referrer, ResourceService } from './resource.service';
+import { DeclaredEvents } from './write-transaction';
 
 /** Hands out the (one, cached) ResourceService of each resource by its singular name. */
 @Injectable()
@@ -20,7 +24,11 @@ export class ResourceServices {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
     @Optional() @Inject(WRITE_LISTENERS) private readonly listeners: WriteListener[] = [],
+    private readonly modules?: ModulesContainer,
+    @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
   ) {}
+
+  private declared?: DeclaredEvents;
 
   for(name: string): ResourceService {
     let service = this.services.get(name);
@@ -31,10 +39,27 @@ export class ResourceServices {
         this.listeners ?? [],
         (def) => this.hooksOf(def),
         (def) => this.referrersOf(def),
+        this.declaredEvents(),
       );
       this.services.set(name, service);
     }
     return service;
+  }
+
+  /** The custom events of every loaded extension: the only names `tx.emit` accepts. */
+  private declaredEvents(): DeclaredEvents {
+    if (!this.declared) {
+      const names = [...(this.modules?.values() ?? [])]
+        .map((module) => module.metatype)
+        .filter(isExtension)
+        .flatMap((module) => extensionManifest(module).events ?? [])
+        .map((event) => event.name);
+      const logger = new Logger('Events');
+      this.declared = new DeclaredEvents(new Set(names), this.config?.nodeEnv !== 'production', (line) =>
+        logger.error(line),
+      );
+    }
+    return this.declared;
   }
 
   /** Every resource with a column that points at `def`'s records and is set to NULL when one is deleted. */
