@@ -11,6 +11,7 @@ export * from './database/schema-check';
 export * from './extensions/extension.decorator';
 export * from './extensions/extension-checks';
 export * from './extensions/extension-loader';
+export * from './extensions/shared-modules';
 export * from './health/health.module';
 export * from './host/core.extension';
 export * from './host/host';

@@ -110,7 +110,10 @@ function checkEntity(
     throw new ExtensionError(manifest.name, field ? `${where}, field "${field}"` : where, problem);
   };
   if (!getMetadataArgsStorage().tables.some((table) => table.target === entity)) {
-    fail(undefined, `${entity.name} is listed in entities but is not a TypeORM @Entity()`);
+    fail(
+      undefined,
+      `${entity.name} is listed in entities but is not a TypeORM @Entity() of this host (an extension must not bundle its own typeorm: declare it as a peer dependency)`,
+    );
   }
   const relations = entityRelations(entity);
   for (const relation of relations) {
