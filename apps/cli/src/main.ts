@@ -4,6 +4,7 @@ import { UsageError, createApiKey, createCompany, revokeApiKey } from './account
 import { parseArgs } from './args';
 import { migrate } from './migrate.command';
 import { reencryptSecrets } from './secrets.command';
+import { checkMigrations, generateMigrationFile } from './migration.command';
 import { start } from './start.command';
 
 const USAGE = `usage: wharf <command>
@@ -12,7 +13,10 @@ const USAGE = `usage: wharf <command>
   companies:create --name N [--json]            create a company and its first API key
   api-keys:create --company UUID [--name N] [--json]
   api-keys:revoke UUID
-  secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)`;
+  secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
+  migration:check                               fail, naming each column, when entities and migrations disagree
+  migration:generate <extension> <Name> [--dir D]
+                                                write the migration of the extension's entity changes`;
 
 const COMMANDS = {
   start,
@@ -21,6 +25,8 @@ const COMMANDS = {
   'api-keys:create': createApiKey,
   'api-keys:revoke': revokeApiKey,
   'secrets:reencrypt': reencryptSecrets,
+  'migration:check': checkMigrations,
+  'migration:generate': generateMigrationFile,
 } as const;
 
 runMain(async () => {

@@ -8,6 +8,7 @@ export * from './database/pool';
 export * from './database/preflight';
 export * from './database/preflight-all';
 export * from './database/schema-check';
+export * from './database/schema-diff';
 export * from './extensions/extension.decorator';
 export * from './extensions/extension-checks';
 export * from './extensions/extension-loader';
