@@ -9,7 +9,7 @@ import {
   composeHost,
   createResourceTable,
 } from '@wharf/core';
-import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsString, Min } from 'class-validator';
 import { Client } from 'pg';
 import { Column, Entity, MigrationInterface, QueryRunner } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
@@ -18,16 +18,12 @@ import { startApi, TestApi, testConfig } from './support/test-app';
 
 // ---- a throwaway extension, defined the way an extension author would -----------------------------
 
-class GadgetDto {
-  @IsString() @MaxLength(255) name: string;
-  @IsOptional() @IsInt() @Min(0) weight?: number | null;
-}
-
+/** No DTO: the writable fields and their rules come from the entity (plus its own `@Min(0)`). */
 @Entity('gadgets')
-@ResourceModel('gadget', { dto: GadgetDto, searchable: ['name'] })
+@ResourceModel('gadget', { searchable: ['name'] })
 class Gadget extends BaseResource {
   @Column('varchar') name: string;
-  @Column({ type: 'integer', nullable: true }) weight: number | null;
+  @Min(0) @Column({ type: 'integer', nullable: true }) weight: number | null;
 }
 
 @Resource('gadget')
@@ -140,6 +136,12 @@ describe('extension SDK: a throwaway extension gets working routes without host 
       '/gadget/colour',
       '/gadget/name',
       '/gadget/weight',
+    ]);
+    const derived = await call('POST', G, { gadget: { name: 'x'.repeat(256), weight: 1.5 } });
+    expect(derived.status).toBe(422);
+    expect(derived.body.errors.map((e: any) => e.detail).sort()).toEqual([
+      'name must be shorter than or equal to 255 characters.',
+      'weight must be an integer number.',
     ]);
     expect((await call('GET', `${G}?foo=1`)).status).toBe(400);
 

@@ -36,6 +36,7 @@ export * from './locations/location.entity';
 export * from './resources/base-resource.entity';
 export * from './resources/body-reader';
 export * from './resources/create-resource-table';
+export * from './resources/entity-dto';
 export * from './resources/list-query';
 export * from './resources/naming';
 export * from './resources/relations';

@@ -1,11 +1,12 @@
 import { BaseResource, ResourceModel } from '@wharf/core';
+import { Max, Min } from 'class-validator';
 import { Column, Entity } from 'typeorm';
-import { YardDto } from './yard.dto';
 
+/** The one declaration of the resource: columns, and the validation they imply plus `@Min`/`@Max`. */
 @Entity('acme_yards')
-@ResourceModel('yard', { dto: YardDto, searchable: ['name'] })
+@ResourceModel('yard', { searchable: ['name'] })
 export class Yard extends BaseResource {
   @Column('varchar') name: string;
-  @Column('integer') slots: number;
+  @Min(0) @Max(10_000) @Column('integer') slots: number;
   @Column({ type: 'boolean', default: false }) closed: boolean;
 }

@@ -2,6 +2,7 @@ import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ExtensionError } from '../extensions/extension-checks';
 import { ExtensionManifest } from '../extensions/extension.decorator';
+import { DEFAULT_VARCHAR_LENGTH } from '../resources/entity-dto';
 import { resourceModel } from '../resources/resource-model.decorator';
 
 /** One place where an entity and the migrated database disagree. */
@@ -153,7 +154,7 @@ function sqlType(dataSource: DataSource, column: ColumnMetadata): string {
   const precision = column.precision != null ? `(${column.precision})` : '';
   if (type === 'timestamp with time zone') return `timestamptz${precision}`;
   if (type === 'timestamp without time zone') return `timestamp${precision}`;
-  if (type === 'character varying') return column.length ? `varchar(${column.length})` : 'varchar';
+  if (type === 'character varying') return `varchar(${column.length || DEFAULT_VARCHAR_LENGTH})`;
   if (type === 'character') return `char(${column.length || 1})`;
   return type;
 }

@@ -132,11 +132,11 @@ function checkEntity(
   models.add(model.name);
   const columns = entityColumns(entity);
   const relationNames = new Set(relations.map((relation) => relation.propertyName));
-  for (const field of dtoFields(model.dto)) {
+  for (const field of model.dto ? dtoFields(model.dto) : []) {
     if (!columns.has(field)) {
       fail(
         field,
-        `the DTO ${model.dto.name} declares it but entity ${entity.name} has no such column (add a @Column or remove it from the DTO)`,
+        `the DTO ${model.dto!.name} declares it but entity ${entity.name} has no such column (add a @Column or remove it from the DTO)`,
       );
     }
   }
