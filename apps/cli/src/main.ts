@@ -5,6 +5,7 @@ import { parseArgs } from './args';
 import { migrate } from './migrate.command';
 import { reencryptSecrets } from './secrets.command';
 import { checkMigrations, generateMigrationFile } from './migration.command';
+import { newExtension } from './scaffold.command';
 import { start } from './start.command';
 
 const USAGE = `usage: wharf <command>
@@ -16,7 +17,8 @@ const USAGE = `usage: wharf <command>
   secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
   migration:check                               fail, naming each column, when entities and migrations disagree
   migration:generate <extension> <Name> [--dir D]
-                                                write the migration of the extension's entity changes`;
+                                                write the migration of the extension's entity changes
+  extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)`;
 
 const COMMANDS = {
   start,
@@ -27,6 +29,7 @@ const COMMANDS = {
   'secrets:reencrypt': reencryptSecrets,
   'migration:check': checkMigrations,
   'migration:generate': generateMigrationFile,
+  'extension:new': newExtension,
 } as const;
 
 runMain(async () => {

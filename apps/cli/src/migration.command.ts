@@ -16,6 +16,7 @@ import {
 import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { ParsedArgs } from './args';
+import { formatSource } from './format-source';
 import { UsageError } from './accounts.command';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -24,7 +25,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
  * Runs `work` against a scratch database on the configured server that holds exactly what the loaded
  * extensions' migrations create: the state both commands compare the entities with. Dropped afterwards.
  */
-async function withMigratedScratch<T>(
+export async function withMigratedScratch<T>(
   config: AppConfig,
   manifests: ExtensionManifest[],
   work: (dataSource: DataSource) => Promise<T>,
@@ -93,7 +94,7 @@ export async function generateMigrationFile(config: AppConfig, args: ParsedArgs)
   const dir = typeof args.options.dir === 'string' ? args.options.dir : migrationsDir(extension);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const file = join(dir, migration.fileName);
-  writeFileSync(file, migration.source);
+  writeFileSync(file, await formatSource(file, migration.source));
   log(
     `Wrote ${relative(process.cwd(), file)}: list ${migration.className} in the \`migrations\` of "${extension}", then npm run migrate.`,
   );

@@ -2,6 +2,7 @@ import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ExtensionError } from '../extensions/extension-checks';
 import { ExtensionManifest } from '../extensions/extension.decorator';
+import { SDK_PACKAGE } from '../extensions/shared-modules';
 import { DEFAULT_VARCHAR_LENGTH } from '../resources/entity-dto';
 import { resourceModel } from '../resources/resource-model.decorator';
 
@@ -256,7 +257,7 @@ export async function generateMigration(
   const className = `${name}${timestamp}`;
   const kebab = name.replace(/([a-z\d])([A-Z])/g, '$1-$2').toLowerCase();
   const imports = [
-    ...(usesCreateResourceTable ? [`import { createResourceTable } from '@wharf/core';`] : []),
+    ...(usesCreateResourceTable ? [`import { createResourceTable } from '${SDK_PACKAGE}';`] : []),
     `import { MigrationInterface, QueryRunner } from 'typeorm';`,
   ];
   const body = (lines: string[]) => lines.map((line) => `    ${line}`).join('\n');

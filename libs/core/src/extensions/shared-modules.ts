@@ -6,8 +6,11 @@ import { join, sep } from 'node:path';
  * storages (TypeORM's entities, class-validator's rules, Nest's injection tokens, the SDK's own markers),
  * so a second copy loaded by an extension would register into storages the host never reads.
  */
+/** The SDK's package name, as extensions import it (and generated code writes it). */
+export const SDK_PACKAGE = '@wharf/core';
+
 export const SHARED_PACKAGES = [
-  '@wharf/core',
+  SDK_PACKAGE,
   '@nestjs/common',
   '@nestjs/core',
   '@nestjs/typeorm',
