@@ -8,7 +8,7 @@ import {
   WriteTransaction,
 } from '@wharf/core';
 
-/** The order status machine (DESIGN.md 4): every other move is refused. */
+/** The order status machine: every other move is refused. */
 export const ORDER_MOVES: Record<string, string[]> = {
   created: ['dispatched', 'canceled'],
   dispatched: ['enroute', 'canceled'],

@@ -42,7 +42,7 @@ export interface ResourceModelMetadata extends ResourceModelOptions {
 const RESOURCE_MODEL = Symbol('wharf:resource-model');
 
 /**
- * Marks a TypeORM entity as the model of a REST resource (SPEC 2.1): its singular name,
+ * Marks a TypeORM entity as the model of a REST resource: its singular name,
  * searchable columns, embedded relationships and (optionally) an explicit DTO of its writable fields.
  */
 export function ResourceModel(name: string, options: ResourceModelOptions): ClassDecorator {

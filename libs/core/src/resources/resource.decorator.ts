@@ -40,7 +40,7 @@ type Route = {
   call: (name: string) => (this: ResourceHandlers, ...args: any[]) => Promise<unknown>;
 };
 
-/** The five routes of SPEC 4.1 (PATCH as an alias of PUT); each handler is one call into the resource service. */
+/** The five routes of a resource (PATCH as an alias of PUT); each handler is one call into the resource service. */
 const ROUTES: Route[] = [
   {
     method: 'list',

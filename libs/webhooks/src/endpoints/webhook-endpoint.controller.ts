@@ -24,7 +24,7 @@ const ENDPOINT = schemaRef(schemas.single);
 
 /**
  * `/int/v1/webhook-endpoints`: list, get, update and delete are the generated resource routes; create
- * returns the secret once; the rest are the console's actions on one endpoint (DESIGN.md 6.5).
+ * returns the secret once; the rest are the console's actions on one endpoint.
  */
 @Resource(WEBHOOK_ENDPOINT)
 export class WebhookEndpointController {

@@ -14,7 +14,7 @@ import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-sec
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
 
 export const WEBHOOK_ENDPOINT = 'webhook-endpoint';
-/** How long a rotated-out secret keeps verifying (DESIGN.md 6.2). */
+/** How long a rotated-out secret keeps verifying. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface NewEndpoint {
@@ -48,7 +48,7 @@ export class WebhookEndpointsService {
     return this.services.for(WEBHOOK_ENDPOINT);
   }
 
-  /** The save-time half of the target policy (DESIGN.md 6.6); the connect-time half is in the dispatcher. */
+  /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
   refusal(url: string): string | undefined {
     return urlRefusal(url, {
       httpsOnly: this.config.nodeEnv === 'production',

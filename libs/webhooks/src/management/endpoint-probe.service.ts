@@ -32,7 +32,7 @@ export function challengeProblem(attempt: Attempt, challenge: string): string | 
 
 /**
  * Sends to an endpoint right now, outside the delivery queue and whatever its status (that is how users
- * debug): a test event, logged with `test: true`, and the ownership challenge of DESIGN.md 6.5.
+ * debug): a test event, logged with `test: true`, and the ownership challenge.
  */
 @Injectable()
 export class EndpointProbeService {
@@ -91,7 +91,7 @@ export class EndpointProbeService {
     return this.endpoints.markVerified(uuid);
   }
 
-  /** The default test payload is SPEC 6.2's `order.updated` with `data {id, status}`. */
+  /** The default test payload is an `order.updated` with `data {id, status}`. */
   private exampleData(event: string | undefined): Record<string, unknown> {
     return event === undefined
       ? { id: randomUUID(), status: 'dispatched' }
