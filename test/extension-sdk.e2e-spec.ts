@@ -26,14 +26,14 @@ class Gadget extends BaseResource {
   @Min(0) @Column({ type: 'integer', nullable: true }) weight: number | null;
 }
 
-@Resource('gadget')
+@Resource(Gadget)
 class GadgetController {
   constructor(private readonly services: ResourceServices) {}
 
   /** A route of the extension's own beside the five; `/gadgets/stats` must not be read as `/:uuid`. */
   @Get('stats')
   async stats() {
-    const { meta } = await this.services.for('gadget').list({ limit: '1' });
+    const { meta } = await this.services.for(Gadget).list({ limit: '1' });
     return { stats: { count: meta.total } };
   }
 }

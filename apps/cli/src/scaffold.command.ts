@@ -91,8 +91,9 @@ export class ${Resource} extends BaseResource {
 }
 `,
     [`extensions/${name}/src/${folder}/${resource}.controller.ts`]: `import { Resource } from '${SDK_PACKAGE}';
+import { ${Resource} } from './${resource}.entity';
 
-@Resource('${resource}')
+@Resource(${Resource})
 export class ${Resource}Controller {}
 `,
     [`extensions/${name}/src/migrations/${migration.fileName}`]: migration.source,

@@ -1,8 +1,9 @@
 import { HttpCode, Param, Post } from '@nestjs/common';
 import { Resource } from '@wharf/core';
 import { YardService } from './yard.service';
+import { Yard } from './yard.entity';
 
-@Resource('yard')
+@Resource(Yard)
 export class YardController {
   constructor(private readonly yards: YardService) {}
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ResourceServices, readWriteBody } from '@wharf/core';
+import { Yard } from './yard.entity';
 
 @Injectable()
 export class YardService {
@@ -7,7 +8,7 @@ export class YardService {
 
   /** Closes a yard through the resource service: hooks, `yard.updated` and `yard.closed` in one transaction. */
   async close(uuid: string) {
-    const yards = this.services.for('yard');
+    const yards = this.services.for(Yard);
     const input = readWriteBody(yards.def, { closed: true }, true);
     return yards.transaction(async (tx) => {
       const before = await yards.lockIn(tx, uuid);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, ResourceServices, readWriteBody, validateDto } from '@wharf/core';
 import { OrderStatusDto } from './order.dto';
 import { assertOrderMove } from './order.hooks';
+import { Order } from './order.entity';
 
 /** `POST /orders/:uuid/status {"status"}`: one explicit move, refused (422) unless the machine allows it. */
 @Injectable()
@@ -13,7 +14,7 @@ export class OrderStatusService {
       throw ApiError.invalid('', 'The body must be a JSON object: {"status": …}.');
     const errors = validateDto(OrderStatusDto, body as Record<string, unknown>, false, '', 'a status change');
     if (errors.length) throw new ApiError(422, errors);
-    const orders = this.services.for('order');
+    const orders = this.services.for(Order);
     const input = readWriteBody(orders.def, body, true);
     return orders.transaction(async (tx) => {
       const before = await orders.lockIn(tx, uuid);

@@ -7,6 +7,7 @@ import {
   ResourceServices,
   WriteTransaction,
 } from '@wharf/core';
+import { Driver } from '../drivers/driver.entity';
 
 /** The order status machine: every other move is refused. */
 export const ORDER_MOVES: Record<string, string[]> = {
@@ -77,7 +78,7 @@ export class OrderHooks implements ResourceHooks {
     const driverEvent = DRIVER_EVENTS[status];
     const driverUuid = order.driver_uuid as string | null;
     if (!driverEvent || !driverUuid) return;
-    const driver = await this.services.for('driver').findIn(tx, driverUuid);
+    const driver = await this.services.for(Driver).findIn(tx, driverUuid);
     if (driver) tx.emit({ name: driverEvent, record: driver, additionalData: { order_uuid: order.uuid } });
   }
 }

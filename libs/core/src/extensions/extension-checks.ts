@@ -3,7 +3,7 @@ import { getMetadataStorage } from 'class-validator';
 import pluralize from 'pluralize';
 import { getMetadataArgsStorage } from 'typeorm';
 import { resourceModel } from '../resources/resource-model.decorator';
-import { resourceName } from '../resources/resource.decorator';
+import { resourceEntity } from '../resources/resource.decorator';
 import { ExtensionManifest, extensionManifest } from './extension.decorator';
 
 /** A mistake in an extension found at start; its message is the one line printed, naming where it is. */
@@ -82,16 +82,12 @@ export function checkExtensions(modules: Type[]): void {
   }
   for (const manifest of manifests) {
     for (const controller of manifest.controllers ?? []) {
-      const name = resourceName(controller);
-      if (name === undefined) continue;
-      const where = `controller ${controller.name}`;
-      const problem = resourceNameProblem(name);
-      if (problem) throw new ExtensionError(manifest.name, where, `@Resource(${problem})`);
-      if (!models.has(name)) {
+      const entity = resourceEntity(controller);
+      if (entity && !listed.has(entity)) {
         throw new ExtensionError(
           manifest.name,
-          where,
-          `@Resource('${name}') matches no @ResourceModel of a loaded extension's entities (known: ${[...models].sort().join(', ')})`,
+          `controller ${controller.name}`,
+          `@Resource(${entity.name}) serves an entity no loaded extension lists in its \`entities\``,
         );
       }
     }

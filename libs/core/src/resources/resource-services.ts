@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, Type } from '@nestjs/common';
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -12,10 +12,10 @@ import { ResourceRegistry } from './resource-registry';
 import { Referrer, ResourceService } from './resource.service';
 import { DeclaredEvents } from './write-transaction';
 
-/** Hands out the (one, cached) ResourceService of each resource by its singular name. */
+/** Hands out the (one, cached) ResourceService of each resource, keyed by its entity class. */
 @Injectable()
 export class ResourceServices {
-  private readonly services = new Map<string, ResourceService>();
+  private readonly services = new Map<Type, ResourceService>();
   private readonly hooks = new Map<ResourceDefinition, ResourceHooks | undefined>();
   private readonly referrers = new Map<ResourceDefinition, Referrer[]>();
 
@@ -30,18 +30,18 @@ export class ResourceServices {
 
   private declared?: DeclaredEvents;
 
-  for(name: string): ResourceService {
-    let service = this.services.get(name);
+  for(entity: Type): ResourceService {
+    let service = this.services.get(entity);
     if (!service) {
       service = new ResourceService(
-        this.registry.get(name),
+        this.registry.forEntity(entity),
         this.dataSource,
         this.listeners ?? [],
         (def) => this.hooksOf(def),
         (def) => this.referrersOf(def),
         this.declaredEvents(),
       );
-      this.services.set(name, service);
+      this.services.set(entity, service);
     }
     return service;
   }
@@ -71,7 +71,7 @@ export class ResourceServices {
         .flatMap((other) =>
           other.references
             .filter((reference) => reference.table === def.table && reference.onDelete === 'SET NULL')
-            .map((reference) => ({ service: this.for(other.name), column: reference.column })),
+            .map((reference) => ({ service: this.for(other.entity), column: reference.column })),
         );
       this.referrers.set(def, referrers);
     }

@@ -45,7 +45,8 @@ export class WebhookEndpointsService {
   ) {}
 
   private get resource(): ResourceService {
-    return this.services.for(WEBHOOK_ENDPOINT);
+    // By name, not by the entity class: the entity's hooks depend on this service (an import cycle).
+    return this.services.for(this.services.registry.get(WEBHOOK_ENDPOINT).entity);
   }
 
   /** The save-time half of the target policy; the connect-time half is in the dispatcher. */

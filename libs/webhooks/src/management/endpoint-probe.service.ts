@@ -4,7 +4,7 @@ import { ApiError, ResourceServices } from '@wharf/core';
 import { Attempt, WebhookSender } from '../delivery/webhook-sender';
 import { StoredEndpoint, WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
-import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
+import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
 import { TestEventDto } from './test-event.dto';
 import { WebhookEventCatalog } from './webhook-event-catalog.service';
@@ -115,7 +115,7 @@ export class EndpointProbeService {
 
   /** The single request-log row of a test send (no delivery, never retried). */
   private async logTest(endpoint: StoredEndpoint, envelope: Envelope, attempt: Attempt) {
-    const logs = this.services.for(WEBHOOK_REQUEST_LOG);
+    const logs = this.services.for(WebhookRequestLog);
     const values = {
       webhook_endpoint_uuid: endpoint.uuid,
       event_id: envelope.id,
