@@ -1,9 +1,12 @@
-import { Get } from '@nestjs/common';
+import { Get, Injectable } from '@nestjs/common';
 import { InventoryExtension } from '@wharf/inventory';
 import {
   BaseResource,
   Extension,
+  ResourceChange,
   ResourceModel,
+  ResourceWriteListener,
+  WriteListener,
   ResourceServices,
   Resource,
   composeHost,
@@ -48,11 +51,23 @@ class CreateGadgets1800000000000 implements MigrationInterface {
   }
 }
 
+/** A second write listener beside the webhook outbox: both see every committed change. */
+const audited: string[] = [];
+
+@Injectable()
+@ResourceWriteListener()
+class GadgetAudit implements WriteListener {
+  async beforeCommit(_queryRunner: QueryRunner, _company: string, changes: ResourceChange[]) {
+    audited.push(...changes.map((change) => `${change.resource.name}.${change.action}`));
+  }
+}
+
 @Extension({
   name: 'gadgets',
   entities: [Gadget],
   migrations: [CreateGadgets1800000000000],
   controllers: [GadgetController],
+  providers: [GadgetAudit],
 })
 class GadgetExtension {}
 
@@ -161,6 +176,24 @@ describe('extension SDK: a throwaway extension gets working routes without host 
     const after = await http(api.url, 'GET', `${G}/stats`, { key: acme.key });
     expect(after.status).toBe(200);
     expect(after.body).toEqual({ stats: { count: before.body.stats.count + 1 } });
+  });
+
+  it('every @ResourceWriteListener() provider receives the changes, beside the webhook outbox', async () => {
+    audited.length = 0;
+    const res = await http(api.url, 'POST', G, { key: acme.key, body: { name: 'Audited' } });
+    expect(res.status).toBe(201);
+    expect(audited).toEqual(['gadget.created']);
+    const client = new Client({ connectionString: api.config.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT 1 FROM "webhook_events" WHERE "name" = 'gadget.created' AND "payload"->'data'->>'uuid' = $1`,
+        [res.body.gadget.uuid],
+      );
+      expect(rows).toHaveLength(1);
+    } finally {
+      await client.end();
+    }
   });
 
   it('the listed extensions are loaded alongside the core (inventory and locations still work)', async () => {

@@ -5,6 +5,7 @@ export * from './database/data-source';
 export * from './database/database.module';
 export * from './database/ensure-database';
 export * from './database/pool';
+export * from './database/typeorm-pg';
 export * from './database/preflight';
 export * from './database/preflight-all';
 export * from './database/schema-check';

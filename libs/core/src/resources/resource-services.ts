@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, Optional, Type } from '@nestjs/common';
-import { ModuleRef, ModulesContainer } from '@nestjs/core';
+import { DiscoveryService, ModuleRef, ModulesContainer } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { extensionManifest, isExtension } from '../extensions/extension.decorator';
-import { WRITE_LISTENERS, WriteListener } from './resource-change';
+import { WRITE_LISTENER, WriteListener } from './resource-change';
 import { ResourceDefinition } from './resource-definition';
 import { ResourceHooks } from './resource-hooks';
 import { ResourceRegistry } from './resource-registry';
@@ -23,12 +23,13 @@ export class ResourceServices {
     readonly registry: ResourceRegistry,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
-    @Optional() @Inject(WRITE_LISTENERS) private readonly listeners: WriteListener[] = [],
+    private readonly discovery: DiscoveryService,
     private readonly modules?: ModulesContainer,
     @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
   ) {}
 
   private declared?: DeclaredEvents;
+  private listeners?: WriteListener[];
 
   for(entity: Type): ResourceService {
     let service = this.services.get(entity);
@@ -36,7 +37,7 @@ export class ResourceServices {
       service = new ResourceService(
         this.registry.forEntity(entity),
         this.dataSource,
-        this.listeners ?? [],
+        this.writeListeners(),
         (def) => this.hooksOf(def),
         (def) => this.referrersOf(def),
         this.declaredEvents(),
@@ -44,6 +45,20 @@ export class ResourceServices {
       this.services.set(entity, service);
     }
     return service;
+  }
+
+  /** Every provider marked `@ResourceWriteListener()`, in any module (looked up once, after bootstrap). */
+  private writeListeners(): WriteListener[] {
+    this.listeners ??= [
+      ...new Set(
+        this.discovery
+          .getProviders()
+          .filter((wrapper) => wrapper.metatype && Reflect.getMetadata(WRITE_LISTENER, wrapper.metatype))
+          .map((wrapper) => wrapper.instance as WriteListener)
+          .filter((instance) => instance !== undefined && instance !== null),
+      ),
+    ];
+    return this.listeners;
   }
 
   /** The custom events of every loaded extension: the only names `tx.emit` accepts. */

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { poolOf } from '../database/pool';
+import { poolOf } from '../database/typeorm-pg';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { RequestContext } from '../tenancy/request-context';
 import { NestedItem, WriteInput, readWriteBody } from './body-reader';
