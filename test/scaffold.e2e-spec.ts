@@ -51,6 +51,7 @@ describe('extension:new scaffolds a working extension', () => {
       ...e2e,
       rootDir: ROOT,
       roots: [join(root, 'test')],
+      testPathIgnorePatterns: ['/node_modules/'],
       moduleNameMapper: {
         '^@wharf/depot$': join(root, 'extensions', 'depot', 'src'),
         ...e2e.moduleNameMapper,
