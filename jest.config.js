@@ -37,6 +37,13 @@ module.exports = {
       roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/extensions'],
       testMatch: ['**/*.spec.ts'],
     },
-    { ...shared, displayName: 'e2e', roots: ['<rootDir>/test'], testMatch: ['**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.e2e-spec.ts'],
+      // scaffolds and other outputs of tests live there, never suites of this repository
+      testPathIgnorePatterns: ['/node_modules/', '/test/artifacts/'],
+    },
   ],
 };

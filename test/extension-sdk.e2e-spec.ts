@@ -1,15 +1,18 @@
-import { Get } from '@nestjs/common';
+import { Get, Injectable } from '@nestjs/common';
 import { InventoryExtension } from '@wharf/inventory';
 import {
   BaseResource,
   Extension,
+  ResourceChange,
   ResourceModel,
+  ResourceWriteListener,
+  WriteListener,
   ResourceServices,
   Resource,
   composeHost,
   createResourceTable,
 } from '@wharf/core';
-import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsString, Min } from 'class-validator';
 import { Client } from 'pg';
 import { Column, Entity, MigrationInterface, QueryRunner } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
@@ -18,26 +21,22 @@ import { startApi, TestApi, testConfig } from './support/test-app';
 
 // ---- a throwaway extension, defined the way an extension author would -----------------------------
 
-class GadgetDto {
-  @IsString() @MaxLength(255) name: string;
-  @IsOptional() @IsInt() @Min(0) weight?: number | null;
-}
-
+/** No DTO: the writable fields and their rules come from the entity (plus its own `@Min(0)`). */
 @Entity('gadgets')
-@ResourceModel('gadget', { dto: GadgetDto, searchable: ['name'] })
+@ResourceModel('gadget', { searchable: ['name'] })
 class Gadget extends BaseResource {
   @Column('varchar') name: string;
-  @Column({ type: 'integer', nullable: true }) weight: number | null;
+  @Min(0) @Column({ type: 'integer', nullable: true }) weight: number | null;
 }
 
-@Resource('gadget')
+@Resource(Gadget)
 class GadgetController {
   constructor(private readonly services: ResourceServices) {}
 
   /** A route of the extension's own beside the five; `/gadgets/stats` must not be read as `/:uuid`. */
   @Get('stats')
   async stats() {
-    const { meta } = await this.services.for('gadget').list({ limit: '1' });
+    const { meta } = await this.services.for(Gadget).list({ limit: '1' });
     return { stats: { count: meta.total } };
   }
 }
@@ -52,11 +51,23 @@ class CreateGadgets1800000000000 implements MigrationInterface {
   }
 }
 
+/** A second write listener beside the webhook outbox: both see every committed change. */
+const audited: string[] = [];
+
+@Injectable()
+@ResourceWriteListener()
+class GadgetAudit implements WriteListener {
+  async beforeCommit(_queryRunner: QueryRunner, _company: string, changes: ResourceChange[]) {
+    audited.push(...changes.map((change) => `${change.resource.name}.${change.action}`));
+  }
+}
+
 @Extension({
   name: 'gadgets',
   entities: [Gadget],
   migrations: [CreateGadgets1800000000000],
   controllers: [GadgetController],
+  providers: [GadgetAudit],
 })
 class GadgetExtension {}
 
@@ -142,6 +153,12 @@ describe('extension SDK: a throwaway extension gets working routes without host 
       '/data/attributes/name',
       '/data/attributes/weight',
     ]);
+    const derived = await call('POST', G, { gadget: { name: 'x'.repeat(256), weight: 1.5 } });
+    expect(derived.status).toBe(422);
+    expect(derived.body.errors.map((e: any) => e.detail).sort()).toEqual([
+      'name must be shorter than or equal to 255 characters.',
+      'weight must be an integer number.',
+    ]);
     expect((await call('GET', `${G}?foo=1`)).status).toBe(400);
 
     const removed = await call('DELETE', `${G}/${gadget.uuid}`);
@@ -160,6 +177,24 @@ describe('extension SDK: a throwaway extension gets working routes without host 
     const after = await http(api.url, 'GET', `${G}/stats`, { key: acme.key });
     expect(after.status).toBe(200);
     expect(after.body).toEqual({ stats: { count: before.body.stats.count + 1 } });
+  });
+
+  it('every @ResourceWriteListener() provider receives the changes, beside the webhook outbox', async () => {
+    audited.length = 0;
+    const res = await http(api.url, 'POST', G, { key: acme.key, body: { name: 'Audited' } });
+    expect(res.status).toBe(201);
+    expect(audited).toEqual(['gadget.created']);
+    const client = new Client({ connectionString: api.config.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT 1 FROM "webhook_events" WHERE "name" = 'gadget.created' AND "payload"->'data'->>'uuid' = $1`,
+        [res.body.gadget.uuid],
+      );
+      expect(rows).toHaveLength(1);
+    } finally {
+      await client.end();
+    }
   });
 
   it('the listed extensions are loaded alongside the core (inventory and locations still work)', async () => {

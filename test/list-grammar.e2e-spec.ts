@@ -30,7 +30,7 @@ interface Seeded {
   created_at: string;
 }
 
-describe('list grammar (DESIGN.md 3)', () => {
+describe('list grammar', () => {
   let api: TestApi;
   let acme: TestCompany;
   let literal: TestCompany;

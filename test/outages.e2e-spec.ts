@@ -185,7 +185,7 @@ class Fuse extends BaseResource {
   @Column('varchar') name: string;
 }
 
-@Resource('fuse')
+@Resource(Fuse)
 class FuseController {}
 
 class CreateFuses1800000000100 implements MigrationInterface {

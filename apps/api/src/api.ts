@@ -5,6 +5,7 @@ import {
   AppConfig,
   PinoNestLogger,
   configureCors,
+  checkSchema,
   configureHttp,
   createFastifyAdapter,
   createLogger,
@@ -26,6 +27,7 @@ export async function createApi(
   options: ApiOptions = {},
 ): Promise<NestFastifyApplication> {
   const host = composeWharf(config, options.extensions);
+  await checkSchema(config.databaseUrl, host.manifests);
   const logger = createLogger('api', config.logLevel, config.nodeEnv === 'development');
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),

@@ -5,6 +5,8 @@ import { parseArgs } from './args';
 import { emberClient, typescriptClient } from './clients/client.command';
 import { migrate } from './migrate.command';
 import { reencryptSecrets } from './secrets.command';
+import { checkMigrations, generateMigrationFile } from './migration.command';
+import { newExtension } from './scaffold.command';
 import { start } from './start.command';
 
 const USAGE = `usage: wharf <command>
@@ -15,7 +17,11 @@ const USAGE = `usage: wharf <command>
   api-keys:revoke UUID
   secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
   client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)
-  client:ember DIR                              write Ember Data models, adapters and serializers into an app`;
+  client:ember DIR                              write Ember Data models, adapters and serializers into an app
+  migration:check                               fail, naming each column, when entities and migrations disagree
+  migration:generate <extension> <Name> [--dir D]
+                                                write the migration of the extension's entity changes
+  extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)`;
 
 const COMMANDS = {
   start,
@@ -26,6 +32,9 @@ const COMMANDS = {
   'secrets:reencrypt': reencryptSecrets,
   'client:typescript': typescriptClient,
   'client:ember': emberClient,
+  'migration:check': checkMigrations,
+  'migration:generate': generateMigrationFile,
+  'extension:new': newExtension,
 } as const;
 
 runMain(async () => {

@@ -61,7 +61,7 @@ const order = (status: string, previous_status: string) => ({
 });
 const ORDER_UUID = order('created', 'created').uuid;
 
-/** The fleet's custom events (DESIGN.md 5), listed in the webhook event catalog. */
+/** The fleet's custom events, listed in the webhook event catalog. */
 export const FLEET_EVENTS: EventDeclaration[] = [
   {
     name: 'order.status_changed',

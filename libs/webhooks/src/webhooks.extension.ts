@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global } from '@nestjs/common';
-import { Extension, ResourcesModule, WRITE_LISTENERS } from '@wharf/core';
+import { Extension, ResourcesModule } from '@wharf/core';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { WebhookSender } from './delivery/webhook-sender';
 import { WebhookEndpointController } from './endpoints/webhook-endpoint.controller';
@@ -46,7 +46,6 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
   ],
   providers: [
     OutboxWriter,
-    { provide: WRITE_LISTENERS, useFactory: (outbox: OutboxWriter) => [outbox], inject: [OutboxWriter] },
     WebhookEndpointsService,
     WebhookEndpointHooks,
     WebhookEventCatalog,
@@ -55,6 +54,6 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     DeliveryRecoveryService,
     WebhookSender,
   ],
-  exports: [WRITE_LISTENERS, WebhookEndpointsService, WebhookSender, WebhookEventCatalog],
+  exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog],
 })
 export class WebhooksExtension {}

@@ -6,8 +6,9 @@ import {
   ResourceRegistry,
   buildOpenApiDocument,
   ensureDatabase,
+  runMigrations,
 } from '@wharf/core';
-import { CatalogEvent, WebhookEventCatalog } from '@wharf/webhooks';
+import { CatalogEvent, WebhookEventCatalog, composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 
 /** What the clients are generated from: the api's OpenAPI document, its resources and its event catalog. */
@@ -34,6 +35,8 @@ function constantDefaults(dataSource: DataSource, def: ResourceDefinition) {
 /** Builds the api in-process (not listening) with the configured extensions and reads its description. */
 export async function describeApi(config: AppConfig): Promise<ApiDescription> {
   await ensureDatabase(config.databaseUrl);
+  // The api refuses to boot on a schema behind its entities: bring the database up to date first.
+  await runMigrations(config.databaseUrl, composeWharf(config).manifests);
   const app = await createApi({ ...config, logLevel: 'error' });
   try {
     await app.init();

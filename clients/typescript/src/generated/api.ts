@@ -1002,148 +1002,6 @@ export interface components {
             vehicles: components["schemas"]["Vehicle"][];
             meta: components["schemas"]["ListMeta"];
         };
-        Driver: {
-            /**
-             * Format: uuid
-             * @description The same value as uuid (the primary key generic clients expect).
-             */
-            id: string;
-            /** Format: uuid */
-            uuid: string;
-            /** Format: uuid */
-            company_uuid: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** Format: uuid */
-            vehicle_uuid: string | null;
-            name: string;
-            phone: string | null;
-            email: string | null;
-            /** @enum {string} */
-            status: "active" | "inactive";
-            /** @description Any JSON value. */
-            location: unknown;
-            /** Format: date-time */
-            location_updated_at: string | null;
-            vehicle: components["schemas"]["Vehicle"] | null;
-        };
-        DriverCreateBody: {
-            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
-            driver: {
-                /** Format: uuid */
-                vehicle_uuid?: string | null;
-                name: string;
-                phone?: string | null;
-                /** Format: email */
-                email?: string | null;
-                /** @enum {unknown|null} */
-                status?: "active" | "inactive" | null;
-                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-                vehicle?: {
-                    /** Format: uuid */
-                    uuid?: string;
-                    /**
-                     * Format: uuid
-                     * @description Accepted instead of uuid.
-                     */
-                    id?: string;
-                    plate_number?: string;
-                    make?: string | null;
-                    model?: string | null;
-                    year?: number | null;
-                    /** @enum {unknown|null} */
-                    status?: "active" | "inactive" | "maintenance" | null;
-                } | null;
-            };
-        } | {
-            /** Format: uuid */
-            vehicle_uuid?: string | null;
-            name: string;
-            phone?: string | null;
-            /** Format: email */
-            email?: string | null;
-            /** @enum {unknown|null} */
-            status?: "active" | "inactive" | null;
-            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-            vehicle?: {
-                /** Format: uuid */
-                uuid?: string;
-                /**
-                 * Format: uuid
-                 * @description Accepted instead of uuid.
-                 */
-                id?: string;
-                plate_number?: string;
-                make?: string | null;
-                model?: string | null;
-                year?: number | null;
-                /** @enum {unknown|null} */
-                status?: "active" | "inactive" | "maintenance" | null;
-            } | null;
-        };
-        DriverUpdateBody: {
-            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
-            driver: {
-                /** Format: uuid */
-                vehicle_uuid?: string | null;
-                name?: string;
-                phone?: string | null;
-                /** Format: email */
-                email?: string | null;
-                /** @enum {unknown|null} */
-                status?: "active" | "inactive" | null;
-                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-                vehicle?: {
-                    /** Format: uuid */
-                    uuid?: string;
-                    /**
-                     * Format: uuid
-                     * @description Accepted instead of uuid.
-                     */
-                    id?: string;
-                    plate_number?: string;
-                    make?: string | null;
-                    model?: string | null;
-                    year?: number | null;
-                    /** @enum {unknown|null} */
-                    status?: "active" | "inactive" | "maintenance" | null;
-                } | null;
-            };
-        } | {
-            /** Format: uuid */
-            vehicle_uuid?: string | null;
-            name?: string;
-            phone?: string | null;
-            /** Format: email */
-            email?: string | null;
-            /** @enum {unknown|null} */
-            status?: "active" | "inactive" | null;
-            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-            vehicle?: {
-                /** Format: uuid */
-                uuid?: string;
-                /**
-                 * Format: uuid
-                 * @description Accepted instead of uuid.
-                 */
-                id?: string;
-                plate_number?: string;
-                make?: string | null;
-                model?: string | null;
-                year?: number | null;
-                /** @enum {unknown|null} */
-                status?: "active" | "inactive" | "maintenance" | null;
-            } | null;
-        };
-        DriverResponse: {
-            driver: components["schemas"]["Driver"];
-        };
-        DriverListResponse: {
-            drivers: components["schemas"]["Driver"][];
-            meta: components["schemas"]["ListMeta"];
-        };
         Order: {
             /**
              * Format: uuid
@@ -1461,6 +1319,148 @@ export interface components {
         };
         OrderListResponse: {
             orders: components["schemas"]["Order"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        Driver: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vehicle_uuid: string | null;
+            name: string;
+            phone: string | null;
+            email: string | null;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** @description Any JSON value. */
+            location: unknown;
+            /** Format: date-time */
+            location_updated_at: string | null;
+            vehicle: components["schemas"]["Vehicle"] | null;
+        };
+        DriverCreateBody: {
+            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
+            driver: {
+                /** Format: uuid */
+                vehicle_uuid?: string | null;
+                name: string;
+                phone?: string | null;
+                /** Format: email */
+                email?: string | null;
+                /** @enum {unknown|null} */
+                status?: "active" | "inactive" | null;
+                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+                vehicle?: {
+                    /** Format: uuid */
+                    uuid?: string;
+                    /**
+                     * Format: uuid
+                     * @description Accepted instead of uuid.
+                     */
+                    id?: string;
+                    plate_number?: string;
+                    make?: string | null;
+                    model?: string | null;
+                    year?: number | null;
+                    /** @enum {unknown|null} */
+                    status?: "active" | "inactive" | "maintenance" | null;
+                } | null;
+            };
+        } | {
+            /** Format: uuid */
+            vehicle_uuid?: string | null;
+            name: string;
+            phone?: string | null;
+            /** Format: email */
+            email?: string | null;
+            /** @enum {unknown|null} */
+            status?: "active" | "inactive" | null;
+            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+            vehicle?: {
+                /** Format: uuid */
+                uuid?: string;
+                /**
+                 * Format: uuid
+                 * @description Accepted instead of uuid.
+                 */
+                id?: string;
+                plate_number?: string;
+                make?: string | null;
+                model?: string | null;
+                year?: number | null;
+                /** @enum {unknown|null} */
+                status?: "active" | "inactive" | "maintenance" | null;
+            } | null;
+        };
+        DriverUpdateBody: {
+            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
+            driver: {
+                /** Format: uuid */
+                vehicle_uuid?: string | null;
+                name?: string;
+                phone?: string | null;
+                /** Format: email */
+                email?: string | null;
+                /** @enum {unknown|null} */
+                status?: "active" | "inactive" | null;
+                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+                vehicle?: {
+                    /** Format: uuid */
+                    uuid?: string;
+                    /**
+                     * Format: uuid
+                     * @description Accepted instead of uuid.
+                     */
+                    id?: string;
+                    plate_number?: string;
+                    make?: string | null;
+                    model?: string | null;
+                    year?: number | null;
+                    /** @enum {unknown|null} */
+                    status?: "active" | "inactive" | "maintenance" | null;
+                } | null;
+            };
+        } | {
+            /** Format: uuid */
+            vehicle_uuid?: string | null;
+            name?: string;
+            phone?: string | null;
+            /** Format: email */
+            email?: string | null;
+            /** @enum {unknown|null} */
+            status?: "active" | "inactive" | null;
+            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+            vehicle?: {
+                /** Format: uuid */
+                uuid?: string;
+                /**
+                 * Format: uuid
+                 * @description Accepted instead of uuid.
+                 */
+                id?: string;
+                plate_number?: string;
+                make?: string | null;
+                model?: string | null;
+                year?: number | null;
+                /** @enum {unknown|null} */
+                status?: "active" | "inactive" | "maintenance" | null;
+            } | null;
+        };
+        DriverResponse: {
+            driver: components["schemas"]["Driver"];
+        };
+        DriverListResponse: {
+            drivers: components["schemas"]["Driver"][];
             meta: components["schemas"]["ListMeta"];
         };
         WarehouseSection: {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ATTRIBUTES_POINTER, ApiError, BODY_POINTER, ResourceServices, validateDto } from '@wharf/core';
 import { DriverLocation, DriverLocationDto } from './driver-location.dto';
+import { Driver } from './driver.entity';
 
 /**
  * The hottest write of a fleet: one UPDATE of the driver's location columns (no read before it, no
@@ -30,7 +31,7 @@ export class DriverLocationService {
       speed: input.speed ?? null,
       recorded_at: at.toISOString(),
     };
-    const drivers = this.services.for('driver');
+    const drivers = this.services.for(Driver);
     return drivers.transaction(async (tx) => {
       const driver = await drivers.setColumnsIn(tx, uuid, { location, location_updated_at: at });
       tx.emit({ name: 'driver.location_changed', record: driver });

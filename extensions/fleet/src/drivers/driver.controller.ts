@@ -1,8 +1,9 @@
 import { Body, HttpCode, Param, Post } from '@nestjs/common';
 import { Resource } from '@wharf/core';
 import { DriverLocationService } from './driver-location.service';
+import { Driver } from './driver.entity';
 
-@Resource('driver')
+@Resource(Driver)
 export class DriverController {
   constructor(private readonly locations: DriverLocationService) {}
 

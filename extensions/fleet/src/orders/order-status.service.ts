@@ -9,6 +9,7 @@ import {
 } from '@wharf/core';
 import { OrderStatusDto } from './order.dto';
 import { assertOrderMove } from './order.hooks';
+import { Order } from './order.entity';
 
 /** `POST /orders/:uuid/status {"status"}`: one explicit move, refused (422) unless the machine allows it. */
 @Injectable()
@@ -26,7 +27,7 @@ export class OrderStatusService {
       'a status change',
     );
     if (errors.length) throw new ApiError(422, errors);
-    const orders = this.services.for('order');
+    const orders = this.services.for(Order);
     const input = readWriteBody(orders.def, body, true);
     return orders.transaction(async (tx) => {
       const before = await orders.lockIn(tx, uuid);

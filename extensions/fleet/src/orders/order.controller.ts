@@ -1,8 +1,9 @@
 import { Body, HttpCode, Param, Post } from '@nestjs/common';
 import { Resource } from '@wharf/core';
 import { OrderStatusService } from './order-status.service';
+import { Order } from './order.entity';
 
-@Resource('order')
+@Resource(Order)
 export class OrderController {
   constructor(private readonly statuses: OrderStatusService) {}
 

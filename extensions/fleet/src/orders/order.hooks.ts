@@ -8,8 +8,9 @@ import {
   ResourceServices,
   WriteTransaction,
 } from '@wharf/core';
+import { Driver } from '../drivers/driver.entity';
 
-/** The order status machine (DESIGN.md 4): every other move is refused. */
+/** The order status machine: every other move is refused. */
 export const ORDER_MOVES: Record<string, string[]> = {
   created: ['dispatched', 'canceled'],
   dispatched: ['enroute', 'canceled'],
@@ -81,7 +82,7 @@ export class OrderHooks implements ResourceHooks {
     const driverEvent = DRIVER_EVENTS[status];
     const driverUuid = order.driver_uuid as string | null;
     if (!driverEvent || !driverUuid) return;
-    const driver = await this.services.for('driver').findIn(tx, driverUuid);
+    const driver = await this.services.for(Driver).findIn(tx, driverUuid);
     if (driver) tx.emit({ name: driverEvent, record: driver, additionalData: { order_uuid: order.uuid } });
   }
 }

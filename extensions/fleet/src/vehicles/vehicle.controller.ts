@@ -1,4 +1,5 @@
 import { Resource } from '@wharf/core';
+import { Vehicle } from './vehicle.entity';
 
-@Resource('vehicle')
+@Resource(Vehicle)
 export class VehicleController {}

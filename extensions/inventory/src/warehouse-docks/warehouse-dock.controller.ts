@@ -1,4 +1,5 @@
 import { Resource } from '@wharf/core';
+import { WarehouseDock } from './warehouse-dock.entity';
 
-@Resource('warehouse-dock')
+@Resource(WarehouseDock)
 export class WarehouseDockController {}

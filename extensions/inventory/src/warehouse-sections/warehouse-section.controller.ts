@@ -1,4 +1,5 @@
 import { Resource } from '@wharf/core';
+import { WarehouseSection } from './warehouse-section.entity';
 
-@Resource('warehouse-section')
+@Resource(WarehouseSection)
 export class WarehouseSectionController {}

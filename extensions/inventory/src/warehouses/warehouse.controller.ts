@@ -1,4 +1,5 @@
 import { Resource } from '@wharf/core';
+import { Warehouse } from './warehouse.entity';
 
-@Resource('warehouse')
+@Resource(Warehouse)
 export class WarehouseController {}

@@ -1,15 +1,11 @@
 import { BaseResource, BelongsTo, HasMany, Location, ResourceModel } from '@wharf/core';
+import { Min } from 'class-validator';
 import { Column, Entity } from 'typeorm';
 import { WarehouseDock } from '../warehouse-docks/warehouse-dock.entity';
 import { WarehouseSection } from '../warehouse-sections/warehouse-section.entity';
-import { WarehouseDto } from './warehouse.dto';
 
 @Entity('warehouses')
-@ResourceModel('warehouse', {
-  dto: WarehouseDto,
-  searchable: ['name'],
-  embed: ['location', 'sections', 'docks'],
-})
+@ResourceModel('warehouse', { searchable: ['name'], embed: ['location', 'sections', 'docks'] })
 export class Warehouse extends BaseResource {
   @Column({ type: 'uuid', nullable: true }) location_uuid: string | null;
   @Column('varchar') name: string;
@@ -17,7 +13,7 @@ export class Warehouse extends BaseResource {
   @Column('varchar') city: string;
   @Column('varchar') state: string;
   @Column('varchar') zip: string;
-  @Column('integer') capacity: number;
+  @Min(0) @Column('integer') capacity: number;
   @Column({ type: 'boolean', default: false }) is_primary: boolean;
 
   @BelongsTo(() => Location) location: Location;

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, redactUrl } from './config';
 
 describe('loadConfig', () => {
-  it('applies the defaults of DESIGN.md section 2', () => {
+  it('applies the documented defaults', () => {
     const config = loadConfig({});
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/wharf');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');

@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Pool, QueryConfig } from 'pg';
-import { DataSource } from 'typeorm';
-
-/** pg's own pool behind a TypeORM DataSource: hot paths use it directly, without a QueryRunner each. */
-export function poolOf(dataSource: DataSource): Pool {
-  return (dataSource.driver as unknown as { master: Pool }).master;
-}
+import { QueryConfig } from 'pg';
 
 const names = new Map<string, string>();
 

@@ -5,6 +5,7 @@ import { getMetadataArgsStorage } from 'typeorm';
 import { ConfigError } from '../config/config';
 import { resourceModel } from '../resources/resource-model.decorator';
 import { extensionManifest, isExtension } from './extension.decorator';
+import { shareHostModules } from './shared-modules';
 
 /** Where the repository's own extensions live (the same relative place in src and in dist). */
 export const LOCAL_EXTENSIONS_DIR = resolve(__dirname, '../../../../extensions');
@@ -37,12 +38,16 @@ function requireExtension(specifier: string): Type {
   }
   const found = Object.values(loaded).find(isExtension);
   if (!found)
-    throw new ConfigError('EXTENSIONS', `names "${specifier}", which exports no @Extension() module`);
+    throw new ConfigError(
+      'EXTENSIONS',
+      `names "${specifier}", which exports no @Extension() module of this host (an extension must not bundle its own @wharf/core: declare it as a peer dependency)`,
+    );
   return found;
 }
 
 /** Loads the extensions named in EXTENSIONS (or every one under extensions/) by module specifier. */
 export function loadExtensions(specifiers: string[] | undefined): Type[] {
+  shareHostModules();
   return (specifiers ?? localExtensionNames()).map(requireExtension);
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@nestjs/common';
 import { AppConfig } from '../config/config';
 import { ExtensionManifest, extensionManifest } from '../extensions/extension.decorator';
+import { checkExtensions } from '../extensions/extension-checks';
 import { assertNoConflicts, loadExtensions } from '../extensions/extension-loader';
 import { CoreExtension } from './core.extension';
 
@@ -17,5 +18,6 @@ export interface HostComposition {
 export function composeHost(config: AppConfig, builtIns: Type[] = [], extensions?: Type[]): HostComposition {
   const modules = [CoreExtension, ...builtIns, ...(extensions ?? loadExtensions(config.extensions))];
   assertNoConflicts(modules);
+  checkExtensions(modules);
   return { modules, manifests: modules.map((module) => extensionManifest(module)) };
 }

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/config';
 import { ServiceUnavailableAtBoot } from '../database/preflight';
+import { ExtensionError } from '../extensions/extension-checks';
 
 /**
  * Runs a process entry point. Problems an operator must fix (configuration, unreachable services)
@@ -7,7 +8,11 @@ import { ServiceUnavailableAtBoot } from '../database/preflight';
  */
 export function runMain(main: () => Promise<unknown>): void {
   main().catch((error: unknown) => {
-    if (error instanceof ConfigError || error instanceof ServiceUnavailableAtBoot) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof ServiceUnavailableAtBoot ||
+      error instanceof ExtensionError
+    ) {
       process.stderr.write(`wharf: ${error.message}\n`);
     } else {
       process.stderr.write(`wharf: failed to start: ${(error as Error)?.stack ?? String(error)}\n`);

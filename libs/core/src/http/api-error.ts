@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 
-/** A JSON:API error object (DESIGN.md 3), which Ember Data maps onto record errors. */
+/** A JSON:API error object, which Ember Data maps onto record errors. */
 export interface ErrorObject {
   status: string;
   code: string;

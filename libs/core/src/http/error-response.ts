@@ -64,7 +64,7 @@ function single(status: number, detail: string): ErrorResponse {
   return { status, body: { errors: [errorObject(status, detail)] }, headers: {} };
 }
 
-/** Maps anything thrown while handling a request to the error format of DESIGN.md 3. */
+/** Maps anything thrown while handling a request to the JSON:API error format. */
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (error instanceof ApiError) {
     return { status: error.getStatus(), body: { errors: error.errors }, headers: error.headers };

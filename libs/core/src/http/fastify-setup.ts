@@ -75,7 +75,7 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
 }
 
 /**
- * Wire-level conventions of DESIGN.md 3 that live below Nest's router: JSON bodies only, request ids, and
+ * Wire-level conventions that live below Nest's router: JSON bodies only, request ids, and
  * the one place hostile input is refused for every route (resources, custom routes, management API):
  * over-deep bodies (400, before parsing), NUL and lone surrogates in any body string or key (422) or query
  * parameter (400). Create the Nest app with `bodyParser: false`: this parser replaces Nest's.

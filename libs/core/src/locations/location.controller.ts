@@ -1,4 +1,5 @@
 import { Resource } from '../resources/resource.decorator';
+import { Location } from './location.entity';
 
-@Resource('location')
+@Resource(Location)
 export class LocationController {}

@@ -93,7 +93,7 @@ function operations(document: OpenAPIObject): [string, string, Operation][] {
   );
 }
 
-/** The error responses an operation can give, from what it takes (DESIGN.md 3). */
+/** The error responses an operation can give, from what it takes. */
 function errorStatuses(path: string, operation: Operation, isPublic: boolean): string[] {
   const statuses = ['500'];
   if (!isPublic) statuses.push('401', '429');

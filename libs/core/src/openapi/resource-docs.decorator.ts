@@ -16,7 +16,7 @@ import { ResourceRouteMethod, resourceOperationId, resourceSchemas, schemaRef } 
 export const ApiUuidParam = (description = 'The record’s uuid.') =>
   ApiParam({ name: 'uuid', description, schema: { type: 'string', format: 'uuid' } });
 
-/** Paging, sorting and search of the list grammar (DESIGN.md 3); column filters are added per resource. */
+/** Paging, sorting and search of the list grammar; column filters are added per resource. */
 export const ApiListParameters = () =>
   applyDecorators(
     ApiQuery({

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /**
- * Columns every resource has (SPEC 2.2). Property names are the column names and the JSON names:
+ * Columns every resource has. Property names are the column names and the JSON names:
  * records go from PostgreSQL to the wire without a mapping layer. `id` is internal and never serialised.
  */
 export abstract class BaseResource {

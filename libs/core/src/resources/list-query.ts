@@ -148,7 +148,7 @@ function sortKeys(raw: string, def: ResourceDefinition): SortKey[] {
   });
 }
 
-/** Parses the Fleetbase-style list grammar of DESIGN.md 3 into SQL fragments over allowlisted columns. */
+/** Parses the Fleetbase-style list grammar into SQL fragments over allowlisted columns. */
 export function parseListQuery(
   query: Record<string, unknown>,
   def: ResourceDefinition,

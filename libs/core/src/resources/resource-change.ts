@@ -1,3 +1,4 @@
+import { SetMetadata } from '@nestjs/common';
 import { QueryRunner } from 'typeorm';
 import { ResourceDefinition } from './resource-definition';
 
@@ -21,7 +22,8 @@ export interface DomainEvent {
 
 /**
  * Receives every change and domain event of a write transaction before it commits, on the same
- * connection: the webhook outbox implements it, so a rolled-back write emits nothing.
+ * connection: the webhook outbox implements it, so a rolled-back write emits nothing. Register a provider
+ * as one with `@ResourceWriteListener()`; any number of them run, in module order.
  */
 export interface WriteListener {
   beforeCommit(
@@ -32,4 +34,7 @@ export interface WriteListener {
   ): Promise<void>;
 }
 
-export const WRITE_LISTENERS = Symbol('WRITE_LISTENERS');
+export const WRITE_LISTENER = Symbol('wharf:write-listener');
+
+/** Marks a provider implementing WriteListener: every such provider of every module receives the writes. */
+export const ResourceWriteListener = (): ClassDecorator => SetMetadata(WRITE_LISTENER, true);

@@ -1,5 +1,5 @@
 import type { ResourceChange } from './resource-change';
-import type { WriteTransaction } from './resource.service';
+import type { WriteTransaction } from './write-transaction';
 
 /** A stored row of a resource table (all columns, including internal ones). */
 export type ResourceRow = Record<string, any>;

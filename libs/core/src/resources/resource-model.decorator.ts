@@ -2,8 +2,11 @@ import { Type } from '@nestjs/common';
 import type { ResourceHooks } from './resource-hooks';
 
 export interface ResourceModelOptions {
-  /** The class-validator DTO: its properties are the mass-assignable (writable) fields. */
-  dto: Type;
+  /**
+   * An explicit class-validator DTO: its properties are the writable fields. Without one they are derived
+   * from the entity (every column but the base, hidden and read-only ones; see `entityDto`).
+   */
+  dto?: Type;
   /** Columns the `query` parameter searches (case-insensitive substring). */
   searchable?: string[];
   /** Relations serialised inside every record (to-one and to-many), loaded in one query each. */
@@ -39,8 +42,8 @@ export interface ResourceModelMetadata extends ResourceModelOptions {
 const RESOURCE_MODEL = Symbol('wharf:resource-model');
 
 /**
- * Marks a TypeORM entity as the model of a REST resource (SPEC 2.1): its singular name,
- * writable fields (via the DTO), searchable columns and embedded relationships.
+ * Marks a TypeORM entity as the model of a REST resource: its singular name,
+ * searchable columns, embedded relationships and (optionally) an explicit DTO of its writable fields.
  */
 export function ResourceModel(name: string, options: ResourceModelOptions): ClassDecorator {
   return (target) => Reflect.defineMetadata(RESOURCE_MODEL, { name, ...options }, target);

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { getMetadataStorage } from 'class-validator';
 import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { entityDto } from './entity-dto';
 import { pluralPath, rootKeys } from './naming';
 import { ColumnInfo, ColumnKind, EmbedInfo, ReferenceInfo, ResourceDefinition } from './resource-definition';
 import { MAX_EMBEDDED_ITEMS, resourceModel } from './resource-model.decorator';
@@ -38,7 +39,7 @@ export class ResourceRegistry {
   private readonly byName = new Map<string, ResourceDefinition>();
   private readonly byEntity = new Map<object, ResourceDefinition>();
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     for (const metadata of dataSource.entityMetadatas) {
       const definition = this.build(metadata);
       if (definition) {
@@ -117,16 +118,21 @@ export class ResourceRegistry {
       };
     });
     const name = model.name;
+    const dto =
+      model.dto ??
+      entityDto(metadata, [...hidden, ...(model.readOnly ?? [])], (column) =>
+        this.dataSource.driver.normalizeType(column),
+      );
     return {
       name,
       path: pluralPath(name),
       keys: rootKeys(name),
       entity: metadata.target as Type,
       table: metadata.tableName,
-      dto: model.dto,
+      dto,
       columns,
       searchable: model.searchable ?? [],
-      writable: writableFields(model.dto),
+      writable: writableFields(dto),
       hidden,
       embeds,
       references,

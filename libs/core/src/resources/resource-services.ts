@@ -1,17 +1,21 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Logger, Optional, Type } from '@nestjs/common';
+import { DiscoveryService, ModuleRef, ModulesContainer } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { WRITE_LISTENERS, WriteListener } from './resource-change';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config';
+import { extensionManifest, isExtension } from '../extensions/extension.decorator';
+import { WRITE_LISTENER, WriteListener } from './resource-change';
 import { ResourceDefinition } from './resource-definition';
 import { ResourceHooks } from './resource-hooks';
 import { ResourceRegistry } from './resource-registry';
 import { Referrer, ResourceService } from './resource.service';
+import { DeclaredEvents } from './write-transaction';
 
-/** Hands out the (one, cached) ResourceService of each resource by its singular name. */
+/** Hands out the (one, cached) ResourceService of each resource, keyed by its entity class. */
 @Injectable()
 export class ResourceServices {
-  private readonly services = new Map<string, ResourceService>();
+  private readonly services = new Map<Type, ResourceService>();
   private readonly hooks = new Map<ResourceDefinition, ResourceHooks | undefined>();
   private readonly referrers = new Map<ResourceDefinition, Referrer[]>();
 
@@ -19,22 +23,58 @@ export class ResourceServices {
     readonly registry: ResourceRegistry,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
-    @Optional() @Inject(WRITE_LISTENERS) private readonly listeners: WriteListener[] = [],
+    private readonly discovery: DiscoveryService,
+    private readonly modules?: ModulesContainer,
+    @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
   ) {}
 
-  for(name: string): ResourceService {
-    let service = this.services.get(name);
+  private declared?: DeclaredEvents;
+  private listeners?: WriteListener[];
+
+  for(entity: Type): ResourceService {
+    let service = this.services.get(entity);
     if (!service) {
       service = new ResourceService(
-        this.registry.get(name),
+        this.registry.forEntity(entity),
         this.dataSource,
-        this.listeners ?? [],
+        this.writeListeners(),
         (def) => this.hooksOf(def),
         (def) => this.referrersOf(def),
+        this.declaredEvents(),
       );
-      this.services.set(name, service);
+      this.services.set(entity, service);
     }
     return service;
+  }
+
+  /** Every provider marked `@ResourceWriteListener()`, in any module (looked up once, after bootstrap). */
+  private writeListeners(): WriteListener[] {
+    this.listeners ??= [
+      ...new Set(
+        this.discovery
+          .getProviders()
+          .filter((wrapper) => wrapper.metatype && Reflect.getMetadata(WRITE_LISTENER, wrapper.metatype))
+          .map((wrapper) => wrapper.instance as WriteListener)
+          .filter((instance) => instance !== undefined && instance !== null),
+      ),
+    ];
+    return this.listeners;
+  }
+
+  /** The custom events of every loaded extension: the only names `tx.emit` accepts. */
+  private declaredEvents(): DeclaredEvents {
+    if (!this.declared) {
+      const names = [...(this.modules?.values() ?? [])]
+        .map((module) => module.metatype)
+        .filter(isExtension)
+        .flatMap((module) => extensionManifest(module).events ?? [])
+        .map((event) => event.name);
+      const logger = new Logger('Events');
+      this.declared = new DeclaredEvents(new Set(names), this.config?.nodeEnv !== 'production', (line) =>
+        logger.error(line),
+      );
+    }
+    return this.declared;
   }
 
   /** Every resource with a column that points at `def`'s records and is set to NULL when one is deleted. */
@@ -46,7 +86,7 @@ export class ResourceServices {
         .flatMap((other) =>
           other.references
             .filter((reference) => reference.table === def.table && reference.onDelete === 'SET NULL')
-            .map((reference) => ({ service: this.for(other.name), column: reference.column })),
+            .map((reference) => ({ service: this.for(other.entity), column: reference.column })),
         );
       this.referrers.set(def, referrers);
     }

@@ -1,6 +1,7 @@
-import { Pool, PoolClient } from 'pg';
+import { Pool } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
+import { clientOf } from '../database/typeorm-pg';
 import type { ListQuery } from './list-query';
 import { recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
@@ -30,7 +31,7 @@ export const sqlOfPool = (pool: Pool): Sql => ({
  */
 export const sqlOf = (queryRunner: QueryRunner): Sql => ({
   rows: async (sql, params, prepared) => {
-    const client = (queryRunner as unknown as { databaseConnection?: PoolClient }).databaseConnection;
+    const client = clientOf(queryRunner);
     if (!client) return (await queryRunner.query(sql, params, true)).records as Record<string, any>[];
     return (await client.query(statement(sql, params, prepared))).rows;
   },

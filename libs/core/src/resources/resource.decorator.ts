@@ -10,13 +10,15 @@ import {
   Post,
   Put,
   Query,
+  Type,
 } from '@nestjs/common';
 import { ResourceControllerDocs, ResourceRouteDocs } from '../openapi/resource-docs.decorator';
 import { ResourceRouteMethod } from '../openapi/openapi-names';
 import { pluralAlias, pluralPath } from './naming';
+import { resourceModel } from './resource-model.decorator';
 import { ResourceServices } from './resource-services';
 
-const RESOURCE_NAME = Symbol('wharf:resource');
+const RESOURCE_ENTITY = Symbol('wharf:resource');
 const SERVICES = Symbol('wharf:resource-services');
 
 interface ResourceHandlers {
@@ -37,19 +39,19 @@ type Route = {
   decorate: MethodDecorator;
   params: ((target: object, key: string, index: number) => void)[];
   status?: number;
-  call: (name: string) => (this: ResourceHandlers, ...args: any[]) => Promise<unknown>;
+  call: (entity: Type) => (this: ResourceHandlers, ...args: any[]) => Promise<unknown>;
 };
 
-/** The five routes of SPEC 4.1 (PATCH as an alias of PUT); each handler is one call into the resource service. */
+/** The five routes of a resource (PATCH as an alias of PUT); each handler is one call into the resource service. */
 const ROUTES: Route[] = [
   {
     method: 'list',
     kind: 'list',
     decorate: Get(),
     params: [Query()],
-    call: (n) =>
+    call: (e) =>
       function (q) {
-        return this[SERVICES].for(n).list(q);
+        return this[SERVICES].for(e).list(q);
       },
   },
   {
@@ -57,9 +59,9 @@ const ROUTES: Route[] = [
     kind: 'find',
     decorate: Get(':uuid'),
     params: [Param('uuid')],
-    call: (n) =>
+    call: (e) =>
       function (u) {
-        return this[SERVICES].for(n).find(u);
+        return this[SERVICES].for(e).find(u);
       },
   },
   {
@@ -68,9 +70,9 @@ const ROUTES: Route[] = [
     decorate: Post(),
     params: [Body()],
     status: 201,
-    call: (n) =>
+    call: (e) =>
       function (b) {
-        return this[SERVICES].for(n).create(b);
+        return this[SERVICES].for(e).create(b);
       },
   },
   {
@@ -78,9 +80,9 @@ const ROUTES: Route[] = [
     kind: 'update',
     decorate: Put(':uuid'),
     params: [Param('uuid'), Body()],
-    call: (n) =>
+    call: (e) =>
       function (u, b) {
-        return this[SERVICES].for(n).update(u, b);
+        return this[SERVICES].for(e).update(u, b);
       },
   },
   {
@@ -88,9 +90,9 @@ const ROUTES: Route[] = [
     kind: 'update',
     decorate: Patch(':uuid'),
     params: [Param('uuid'), Body()],
-    call: (n) =>
+    call: (e) =>
       function (u, b) {
-        return this[SERVICES].for(n).update(u, b);
+        return this[SERVICES].for(e).update(u, b);
       },
   },
   {
@@ -99,29 +101,36 @@ const ROUTES: Route[] = [
     decorate: Delete(':uuid'),
     params: [Param('uuid')],
     status: 200,
-    call: (n) =>
+    call: (e) =>
       function (u) {
-        return this[SERVICES].for(n).remove(u);
+        return this[SERVICES].for(e).remove(u);
       },
   },
 ];
 
 /**
- * Binds a controller to a singular resource name and defines its REST routes when the class is defined
- * (like @nestjsx/crud): `@Resource('warehouse') export class WarehouseController {}` serves
+ * Binds a controller to a resource, named by its entity class so that a typo cannot compile, and defines
+ * its REST routes when the class is defined (like @nestjsx/crud):
+ * `@Resource(Warehouse) export class WarehouseController {}` serves
  * `GET|POST /warehouses`, `GET|PUT|PATCH|DELETE /warehouses/:uuid` under the extension's namespace.
  * Methods the class defines itself are left alone, and its own routes sit beside these. Each generated
  * route carries its OpenAPI description (bodies and records are components built from the registry).
  */
-export function Resource(name: string, options: ResourceOptions = {}): ClassDecorator {
+export function Resource(entity: Type, options: ResourceOptions = {}): ClassDecorator {
   const served = new Set(options.routes ?? ROUTES.map((route) => route.kind));
   return (target) => {
+    const name = resourceModel(entity)?.name;
+    if (!name) {
+      throw new Error(
+        `@Resource(${entity?.name ?? String(entity)}) on ${target.name}: not an entity with @ResourceModel (or imported in a cycle)`,
+      );
+    }
     const prototype = target.prototype as Record<string, unknown>;
-    Reflect.defineMetadata(RESOURCE_NAME, name, target);
+    Reflect.defineMetadata(RESOURCE_ENTITY, entity, target);
     Inject(ResourceServices)(prototype, SERVICES);
     for (const route of ROUTES) {
       if (!served.has(route.kind) || Object.prototype.hasOwnProperty.call(prototype, route.method)) continue;
-      const handler = route.call(name);
+      const handler = route.call(entity);
       Object.defineProperty(handler, 'name', { value: route.method });
       Object.defineProperty(prototype, route.method, {
         value: handler,
@@ -146,6 +155,13 @@ export function Resource(name: string, options: ResourceOptions = {}): ClassDeco
   };
 }
 
+/** The entity class a `@Resource` controller serves. */
+export function resourceEntity(controller: object): Type | undefined {
+  return Reflect.getMetadata(RESOURCE_ENTITY, controller);
+}
+
+/** The resource name a `@Resource` controller serves. */
 export function resourceName(controller: object): string | undefined {
-  return Reflect.getMetadata(RESOURCE_NAME, controller);
+  const entity = resourceEntity(controller);
+  return entity ? resourceModel(entity)?.name : undefined;
 }

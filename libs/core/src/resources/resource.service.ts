@@ -1,39 +1,21 @@
 import type { EventEmitter } from 'node:events';
-import { DataSource, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
-import { poolOf } from '../database/pool';
+import { DataSource, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { poolOf } from '../database/typeorm-pg';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { ATTRIBUTES_POINTER, attributePointer } from '../http/pointer';
 import { RequestContext } from '../tenancy/request-context';
 import { NestedItem, WriteInput, readWriteBody } from './body-reader';
 import { encodeCursor } from './list-cursor';
 import { parseListQuery } from './list-query';
-import { DomainEvent, ResourceChange, WriteListener } from './resource-change';
+import { ResourceChange, WriteListener } from './resource-change';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 import { ResourceHooks } from './resource-hooks';
-import { Sql, UUID, scopedSql, sqlOf, sqlOfPool } from './resource-sql';
+import { Sql, UUID, scopedSql, sqlOfPool } from './resource-sql';
 import { Params } from './sql';
+import { DeclaredEvents, WriteTransaction } from './write-transaction';
 
 type Row = Record<string, any>;
 type Record_ = Record<string, unknown>;
-
-/** One write: its connection, company, and the changes/events that commit (or roll back) with it. */
-export class WriteTransaction {
-  readonly changes: ResourceChange[] = [];
-  readonly events: DomainEvent[] = [];
-  readonly sql: Sql;
-
-  constructor(
-    readonly queryRunner: QueryRunner,
-    readonly companyUuid: string,
-  ) {
-    this.sql = sqlOf(queryRunner);
-  }
-
-  /** Emit a custom domain event (e.g. `order.dispatched`) atomically with the write. */
-  emit(event: DomainEvent): void {
-    this.events.push(event);
-  }
-}
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a instanceof Date || b instanceof Date)
@@ -58,6 +40,8 @@ export class ResourceService {
     private readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined = () => undefined,
     /** The resources whose column points at a resource with ON DELETE SET NULL (ResourceServices knows them all). */
     private readonly referrersOf: (def: ResourceDefinition) => Referrer[] = () => [],
+    /** The custom events `tx.emit` accepts. */
+    private readonly declared?: DeclaredEvents,
   ) {}
 
   private readonly reader: Sql = sqlOfPool(poolOf(this.dataSource));
@@ -141,7 +125,7 @@ export class ResourceService {
     connection?.on('error', onLost);
     try {
       await queryRunner.startTransaction();
-      const tx = new WriteTransaction(queryRunner, company);
+      const tx = new WriteTransaction(queryRunner, company, this.declared);
       const result = await work(tx);
       if (tx.changes.length || tx.events.length) {
         for (const listener of this.listeners)

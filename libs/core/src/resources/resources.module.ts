@@ -1,7 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { ResourceRegistry } from './resource-registry';
 import { ResourceServices } from './resource-services';
 
 @Global()
-@Module({ providers: [ResourceRegistry, ResourceServices], exports: [ResourceRegistry, ResourceServices] })
+@Module({
+  imports: [DiscoveryModule],
+  providers: [ResourceRegistry, ResourceServices],
+  exports: [ResourceRegistry, ResourceServices],
+})
 export class ResourcesModule {}

@@ -8,6 +8,7 @@ import { QUEUED_DELIVERIES_SCHEMA } from '../management/queued-deliveries.schema
 import { RecoverDto } from '../management/recover.dto';
 import { TestEventDto } from '../management/test-event.dto';
 import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WEBHOOK_ENDPOINT, WebhookEndpointsService } from './webhook-endpoints.service';
 
 const schemas = resourceSchemas(WEBHOOK_ENDPOINT);
@@ -25,9 +26,9 @@ const ENDPOINT = schemaRef(schemas.single);
 
 /**
  * `/int/v1/webhook-endpoints`: list, get, update and delete are the generated resource routes; create
- * returns the secret once; the rest are the console's actions on one endpoint (DESIGN.md 6.5).
+ * returns the secret once; the rest are the console's actions on one endpoint.
  */
-@Resource(WEBHOOK_ENDPOINT)
+@Resource(WebhookEndpoint)
 export class WebhookEndpointController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,

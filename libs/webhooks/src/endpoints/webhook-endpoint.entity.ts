@@ -4,7 +4,7 @@ import { ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, WebhookEndpointDto } from './web
 import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
 
 /**
- * Where a company's webhooks go (DESIGN.md 6.4). The secrets are encrypted with APP_KEY and never
+ * Where a company's webhooks go. The secrets are encrypted with APP_KEY and never
  * serialised; the create response and `GET …/secret` reveal the current one.
  */
 @Entity('webhook_endpoints')

@@ -28,7 +28,7 @@ function setStatus(values: Record<string, unknown>, status: unknown): void {
 
 /**
  * Rules of every webhook-endpoint write, whichever route makes it: the URL passes the save-time target
- * policy (DESIGN.md 6.6), every event is in the catalog (or `*`), a new endpoint gets a secret, a new URL
+ * policy, every event is in the catalog (or `*`), a new endpoint gets a secret, a new URL
  * needs verifying again, and enabling/disabling keeps `disabled_at`/`disabled_reason` in step.
  */
 @Injectable()

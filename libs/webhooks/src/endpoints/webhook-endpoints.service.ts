@@ -14,7 +14,7 @@ import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-sec
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
 
 export const WEBHOOK_ENDPOINT = 'webhook-endpoint';
-/** How long a rotated-out secret keeps verifying (DESIGN.md 6.2). */
+/** How long a rotated-out secret keeps verifying. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface NewEndpoint {
@@ -45,10 +45,11 @@ export class WebhookEndpointsService {
   ) {}
 
   private get resource(): ResourceService {
-    return this.services.for(WEBHOOK_ENDPOINT);
+    // By name, not by the entity class: the entity's hooks depend on this service (an import cycle).
+    return this.services.for(this.services.registry.get(WEBHOOK_ENDPOINT).entity);
   }
 
-  /** The save-time half of the target policy (DESIGN.md 6.6); the connect-time half is in the dispatcher. */
+  /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
   refusal(url: string): string | undefined {
     return urlRefusal(url, {
       httpsOnly: this.config.nodeEnv === 'production',

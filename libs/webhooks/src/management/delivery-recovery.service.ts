@@ -4,7 +4,7 @@ import { ApiError, BODY_POINTER, RequestContext, ResourceServices, attributePoin
 import { DataSource } from 'typeorm';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
-import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
+import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
 import { QueuedDelivery, deliveryRequeue } from './delivery-requeue';
 import { RecoverDto } from './recover.dto';
@@ -41,7 +41,7 @@ export class DeliveryRecoveryService {
 
   /** `POST /webhook-request-logs/:uuid/resend`: that event to that endpoint again, same `webhook-id`. */
   async resend(logUuid: string) {
-    const { webhook_request_log: log } = (await this.services.for(WEBHOOK_REQUEST_LOG).find(logUuid)) as {
+    const { webhook_request_log: log } = (await this.services.for(WebhookRequestLog).find(logUuid)) as {
       webhook_request_log: { test: boolean; webhook_endpoint_uuid: string; event_id: string };
     };
     if (log.test) {

@@ -4,7 +4,7 @@ import { ApiError, ResourceServices, attributePointer } from '@wharf/core';
 import { Attempt, WebhookSender } from '../delivery/webhook-sender';
 import { StoredEndpoint, WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
-import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
+import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
 import { TestEventDto } from './test-event.dto';
 import { WebhookEventCatalog } from './webhook-event-catalog.service';
@@ -32,7 +32,7 @@ export function challengeProblem(attempt: Attempt, challenge: string): string | 
 
 /**
  * Sends to an endpoint right now, outside the delivery queue and whatever its status (that is how users
- * debug): a test event, logged with `test: true`, and the ownership challenge of DESIGN.md 6.5.
+ * debug): a test event, logged with `test: true`, and the ownership challenge.
  */
 @Injectable()
 export class EndpointProbeService {
@@ -91,7 +91,7 @@ export class EndpointProbeService {
     return this.endpoints.markVerified(uuid);
   }
 
-  /** The default test payload is SPEC 6.2's `order.updated` with `data {id, status}`. */
+  /** The default test payload is an `order.updated` with `data {id, status}`. */
   private exampleData(event: string | undefined): Record<string, unknown> {
     return event === undefined
       ? { id: randomUUID(), status: 'dispatched' }
@@ -115,7 +115,7 @@ export class EndpointProbeService {
 
   /** The single request-log row of a test send (no delivery, never retried). */
   private async logTest(endpoint: StoredEndpoint, envelope: Envelope, attempt: Attempt) {
-    const logs = this.services.for(WEBHOOK_REQUEST_LOG);
+    const logs = this.services.for(WebhookRequestLog);
     const values = {
       webhook_endpoint_uuid: endpoint.uuid,
       event_id: envelope.id,

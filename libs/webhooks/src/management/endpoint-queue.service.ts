@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ResourceServices } from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { WEBHOOK_ENDPOINT } from '../endpoints/webhook-endpoints.service';
+import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 
 /** OpenAPI schema of `GET /webhook-endpoints/:uuid/queue`. */
 export const ENDPOINT_QUEUE_SCHEMA = {
@@ -49,7 +49,7 @@ export class EndpointQueueService {
   async queue(uuid: string) {
     // Through the resource service: the caller's company only, 404 for any other endpoint.
     const { webhook_endpoint: endpoint } = (await this.services
-      .for(WEBHOOK_ENDPOINT)
+      .for(WebhookEndpoint)
       .find(uuid)) as unknown as {
       webhook_endpoint: EndpointRecord;
     };

@@ -43,7 +43,7 @@ export function exampleRecord(def: ResourceDefinition, depth = 0): Record<string
   return record;
 }
 
-/** The envelope an event is delivered in (SPEC 2.3), around example `data`. */
+/** The envelope an event is delivered in, around example `data`. */
 export function exampleEnvelope(event: string, data: Record<string, unknown>): Envelope {
   const { additionalData, ...attributes } = data;
   return {

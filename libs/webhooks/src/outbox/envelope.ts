@@ -3,7 +3,7 @@ import { DomainEvent, ResourceChange } from '@wharf/core';
 
 export const API_VERSION = 'v1';
 
-/** The webhook envelope of SPEC 2.3 / DESIGN.md 5. */
+/** The webhook envelope every event is delivered in. */
 export interface Envelope {
   id: string;
   api_version: string;

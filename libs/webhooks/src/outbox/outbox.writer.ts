@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvent, ResourceChange, WriteListener } from '@wharf/core';
+import { DomainEvent, ResourceChange, ResourceWriteListener, WriteListener } from '@wharf/core';
 import { QueryRunner } from 'typeorm';
 import { changeEnvelope, domainEnvelope } from './envelope';
 
@@ -12,6 +12,7 @@ export const ADMIT_PAYLOAD = 'admit';
  * a rolled-back write leaves nothing, a committed one cannot be lost. NOTIFY wakes the relay at commit.
  */
 @Injectable()
+@ResourceWriteListener()
 export class OutboxWriter implements WriteListener {
   async beforeCommit(
     queryRunner: QueryRunner,

@@ -3,13 +3,13 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiUuidParam, Resource } from '@wharf/core';
 import { DeliveryRecoveryService } from '../management/delivery-recovery.service';
 import { QUEUED_DELIVERIES_SCHEMA } from '../management/queued-deliveries.schema';
-import { WEBHOOK_REQUEST_LOG } from './webhook-request-log.entity';
+import { WebhookRequestLog } from './webhook-request-log.entity';
 
 /**
  * `/int/v1/webhook-request-logs`: one row per attempt, read-only (list with the resource list grammar,
  * e.g. `?webhook_endpoint_uuid=…&status=failed&sent_at_gte=…`, and get), plus resend.
  */
-@Resource(WEBHOOK_REQUEST_LOG, { routes: ['list', 'find'] })
+@Resource(WebhookRequestLog, { routes: ['list', 'find'] })
 export class WebhookRequestLogController {
   constructor(private readonly recovery: DeliveryRecoveryService) {}
 

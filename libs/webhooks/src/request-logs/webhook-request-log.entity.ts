@@ -6,7 +6,7 @@ import { WebhookRequestLogDto } from './webhook-request-log.dto';
 export const WEBHOOK_REQUEST_LOG = 'webhook-request-log';
 export const ATTEMPT_STATUSES = ['successful', 'failed'];
 
-/** One delivery attempt (or test send): what was sent and what came back (DESIGN.md 6.4). Read-only. */
+/** One delivery attempt (or test send): what was sent and what came back. Read-only. */
 @Entity('webhook_request_logs')
 @ResourceModel(WEBHOOK_REQUEST_LOG, {
   dto: WebhookRequestLogDto,

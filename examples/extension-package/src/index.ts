@@ -1,0 +1,2 @@
+export * from './yards.extension';
+export * from './yards/yard.entity';
