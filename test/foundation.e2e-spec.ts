@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Body, Controller, Post } from '@nestjs/common';
 import { Extension, Public, dropDatabase } from '@wharf/core';
-import { Redis } from 'ioredis';
+import { redisAnswers } from './support/redis';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
 import { BASE_DATABASE_URL, REDIS_URL, TestApi, startApi, testConfig } from './support/test-app';
@@ -118,16 +118,7 @@ describe('foundation: health reports a Redis outage', () => {
     const redisUrl = `redis://127.0.0.1:${port}`;
     let api: TestApi | undefined;
     try {
-      await eventually(async () => {
-        const client = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => null });
-        client.on('error', () => undefined);
-        try {
-          await client.connect();
-          return (await client.ping()) === 'PONG';
-        } finally {
-          client.disconnect();
-        }
-      }, 5000);
+      await eventually(() => redisAnswers(redisUrl), 5000);
       api = await startApi({ env: { REDIS_URL: redisUrl } });
       const url = api.url;
       await eventually(async () => (await http(url, 'GET', '/health')).status === 200);

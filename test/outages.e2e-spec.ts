@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import {
   AppConfig,
   BaseResource,
@@ -17,6 +16,7 @@ import {
 } from '@wharf/core';
 import { IsString } from 'class-validator';
 import { Column, Entity, MigrationInterface, QueryRunner } from 'typeorm';
+import { redisAnswers } from './support/redis';
 import { createCompany } from './support/accounts';
 import { Client } from 'pg';
 import { eventually, http } from './support/http';
@@ -244,16 +244,7 @@ describe('outages: rate limiting while Redis is down', () => {
     const apis: TestApi[] = [];
     const warned = jest.spyOn(PinoNestLogger.prototype, 'warn');
     try {
-      await eventually(async () => {
-        const client = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => null });
-        client.on('error', () => undefined);
-        try {
-          await client.connect();
-          return (await client.ping()) === 'PONG';
-        } finally {
-          client.disconnect();
-        }
-      }, 10_000);
+      await eventually(() => redisAnswers(redisUrl), 10_000);
       for (const mode of ['open', 'closed'])
         apis.push(await startApi({ env: { REDIS_URL: redisUrl, RATE_LIMIT_FAIL: mode } }));
       const [open, closed] = apis;

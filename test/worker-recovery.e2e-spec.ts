@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { redisAnswers } from './support/redis';
 import { createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { freePort } from './support/ports';
@@ -11,17 +11,6 @@ import { createEndpoint, sql, warehouse } from './support/webhooks';
 
 const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
 const W = '/inventory/int/v1/warehouses';
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('worker recovery: a worker killed between claim and enqueue', () => {
   let api: TestApi;
