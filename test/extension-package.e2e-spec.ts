@@ -131,8 +131,8 @@ describe('examples/extension-package: an extension as its own npm package, insta
     const invalid = await call('POST', Y, { yard: { name: 'South', slots: -1, colour: 'red' } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors.map((e: any) => e.source.pointer).sort()).toEqual([
-      '/yard/colour',
-      '/yard/slots',
+      '/data/attributes/colour',
+      '/data/attributes/slots',
     ]);
 
     expect((await call('GET', `${Y}?query=nor`)).body.yards).toEqual([yard]);

@@ -131,7 +131,7 @@ describe('${name}: ${pluralPath(resource)}', () => {
   it('refuses invalid input with 422', async () => {
     const res = await call('POST', path, { ${singular}: {} });
     expect(res.status).toBe(422);
-    expect(res.body.errors[0].source.pointer).toBe('/${singular}/name');
+    expect(res.body.errors[0].source.pointer).toBe('/data/attributes/name');
   });
 });
 `,
