@@ -19,3 +19,22 @@ export function poolOf(dataSource: DataSource): Pool {
 export function clientOf(queryRunner: QueryRunner): PoolClient | undefined {
   return (queryRunner as unknown as { databaseConnection?: PoolClient }).databaseConnection;
 }
+
+/**
+ * Runs `work` on a connection checked out of the pool. pg-pool listens for a checked-out connection's
+ * errors only while it runs a query: a connection killed between two statements (PostgreSQL stopping)
+ * emits an 'error' nobody handles, and that crashes the process. Here the statement that follows fails
+ * instead, and the broken connection is destroyed rather than returned to the pool.
+ */
+export async function withPoolClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => (broken = error);
+  client.on('error', onError);
+  try {
+    return await work(client);
+  } finally {
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}

@@ -16,6 +16,8 @@ export interface DeliveryJobData {
   body: string;
   /** Attempts already made (from PostgreSQL, so counting survives Redis losing the job). */
   attempts: number;
+  /** A send slot reserved under the endpoint's rate limit (Redis clock, ms), kept while the job waits for it. */
+  rateSlot?: number;
 }
 
 export const deliveryJobId = (delivery: string, attempts: number) => `${delivery}.${attempts}`;

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { APP_CONFIG, AppConfig, poolOf, prepared } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared, withPoolClient } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE, DeliveryRow, deliveryJob, deliveryJobData } from '../delivery/delivery-queue';
@@ -99,6 +99,7 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -127,7 +128,10 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
   private run(): void {
     if (this.stopped || this.running) return;
     this.running = this.loop()
-      .catch((error: Error) => this.logger.error(`admission failed: ${error.message}`))
+      .catch((error: Error) => {
+        // An outage is logged once by the monitor; the periodic scan admits what this run missed.
+        if (!this.outages.report(error)) this.logger.error(`admission failed: ${error.message}`);
+      })
       .finally(() => {
         this.running = undefined;
         if (this.dirty.size || this.scanDue) this.run();
@@ -149,19 +153,18 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async admitChunk(endpoints: string[]): Promise<void> {
-    const client = await poolOf(this.dataSource).connect();
-    let rows: DeliveryRow[];
-    try {
+    const rows = await withPoolClient(poolOf(this.dataSource), async (client) => {
       await client.query('BEGIN');
-      await client.query(prepared(LOCK_ENDPOINTS, [endpoints]));
-      rows = (await client.query<DeliveryRow>(prepared(ADMIT, [endpoints]))).rows;
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      try {
+        await client.query(prepared(LOCK_ENDPOINTS, [endpoints]));
+        const admitted = (await client.query<DeliveryRow>(prepared(ADMIT, [endpoints]))).rows;
+        await client.query('COMMIT');
+        return admitted;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
     await this.enqueue(rows);
   }
 

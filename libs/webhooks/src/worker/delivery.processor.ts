@@ -15,6 +15,15 @@ import { InFlightJobs } from './in-flight-jobs';
 import { maxAttempts, retryDelay } from './retry-schedule';
 
 /**
+ * A job waiting for a rate-limit slot goes through the delayed set, and Redis wakes blocked clients only
+ * on its server tick (hz 10: every 100 ms), so it comes back up to ~100 ms late. Woken this much before
+ * its slot, it waits the rest in place (at most SLEEP_FOR_SLOT_MS of a worker slot) and sends on time; woken
+ * at the slot it missed it by more than RESERVATION_GRACE_MS half the time and had to queue again.
+ */
+const WAKE_BEFORE_SLOT_MS = 120;
+const SLEEP_FOR_SLOT_MS = 150;
+
+/**
  * Delivers one webhook attempt per job (worker process only). The job carries the envelope; attempt
  * numbers start from the count PostgreSQL had when the delivery was admitted, so a delivery re-enqueued
  * after Redis lost its jobs keeps counting where it was. A failed attempt is recorded with its next
@@ -86,12 +95,18 @@ export class DeliveryProcessor
       return;
     }
     if (endpoint.rateLimitPerSecond !== null) {
-      const waitMs = await this.rateLimiter.take(endpoint.uuid, endpoint.rateLimitPerSecond);
-      if (waitMs > 0) {
-        // Back to the delayed set: the job holds no worker slot while it waits for its send slot.
-        await job.moveToDelayed(Date.now() + waitMs, token);
+      const { slot, waitMs } = await this.rateLimiter.reserve(
+        endpoint.uuid,
+        endpoint.rateLimitPerSecond,
+        data.rateSlot,
+      );
+      if (waitMs > SLEEP_FOR_SLOT_MS) {
+        // Back to the delayed set with its reservation: the job holds no worker slot while it waits.
+        await job.updateData({ ...data, rateSlot: slot });
+        await job.moveToDelayed(Date.now() + waitMs - WAKE_BEFORE_SLOT_MS, token);
         throw new DelayedError();
       }
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.

@@ -4,25 +4,40 @@ import { Redis } from 'ioredis';
 
 /**
  * A limit of N per second spaces sends RATE_WINDOW_MS / N apart: a tenth of a second longer than one
- * second, so that the few milliseconds between taking a send slot and the request reaching the receiver
- * cannot squeeze N + 1 requests into one second there.
+ * second, so that a send made up to RESERVATION_GRACE_MS after its slot (plus the few milliseconds to the
+ * receiver) cannot squeeze N + 1 requests into one second there.
  */
 export const RATE_WINDOW_MS = 1100;
 
+/** How late a job may use the slot it reserved; later than this it reserves a new one. */
+export const RESERVATION_GRACE_MS = 40;
+
 /**
- * GCRA without bursts, in one atomic script on Redis's own clock (so every worker shares one schedule):
- * each send takes the next slot, `interval` ms after the previous one. Even spacing rather than a window
- * that lets N go at once: a worker stalled between taking a slot and sending can then bunch only the few
- * sends it delayed, never a whole window's. Returns 0 (slot taken) or the ms until the next slot.
+ * GCRA without bursts, in one atomic script on Redis's own clock (so every worker shares one schedule).
+ * Each caller reserves the next free slot, `interval` ms after the previous one, and learns how long until
+ * it is due; a caller that comes back with its reservation (ARGV[2], on the same clock) keeps it if it is
+ * not yet due or at most `grace` ms late. Reserving rather than answering "try again in `interval` ms":
+ * the latter sent every waiting job back at the same moment to race for one slot, so a backlog of ten
+ * achieved about half the limit. Returns { slot, now }: the reserved slot and Redis's clock, in ms.
  */
-const TAKE_SLOT = `
+const RESERVE_SLOT = `
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local interval = tonumber(ARGV[1])
-local next = tonumber(redis.call('GET', KEYS[1]) or '0')
-if next > now then return math.max(1, math.ceil(next - now)) end
-redis.call('SET', KEYS[1], string.format('%.3f', now + interval), 'PX', math.ceil(interval) + 1000)
-return 0`;
+local held = tonumber(ARGV[2])
+local grace = tonumber(ARGV[3])
+if held > 0 and now <= held + grace then return { held, now } end
+local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+local nextSlot = slot + interval
+redis.call('SET', KEYS[1], nextSlot, 'PX', nextSlot - now + 1000)
+return { slot, now }`;
+
+export interface RateSlot {
+  /** The reserved slot on Redis's clock (ms): hand it back to keep the reservation. */
+  slot: number;
+  /** Milliseconds until the slot is due; 0 when the job may send now. */
+  waitMs: number;
+}
 
 /** Per-endpoint `rate_limit_per_second`, held across all worker processes. */
 @Injectable()
@@ -31,12 +46,20 @@ export class EndpointRateLimiter implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** 0 when the endpoint may be sent to now (the send is counted), else the ms to wait before asking again. */
-  async take(endpoint: string, perSecond: number): Promise<number> {
+  /** Reserves a send slot for the endpoint, or confirms `held` when it is still good. */
+  async reserve(endpoint: string, perSecond: number, held = 0): Promise<RateSlot> {
     this.redis ??= new Redis(bullConnection(this.config.redisUrl));
     const key = `${this.config.queuePrefix}:webhook-rate:${endpoint}`;
-    const wait = await this.redis.eval(TAKE_SLOT, 1, key, RATE_WINDOW_MS / perSecond);
-    return Number(wait);
+    const interval = Math.ceil(RATE_WINDOW_MS / perSecond);
+    const [slot, now] = (await this.redis.eval(
+      RESERVE_SLOT,
+      1,
+      key,
+      interval,
+      held,
+      RESERVATION_GRACE_MS,
+    )) as [number, number];
+    return { slot, waitMs: Math.max(0, slot - now) };
   }
 
   async onApplicationShutdown(): Promise<void> {
