@@ -36,6 +36,18 @@ function columns(def: ResourceDefinition, alias: string): [string, string][] {
  * its embeds, or a whole page of them, is one statement and one round trip.
  */
 export function recordExpression(def: ResourceDefinition, alias: string, embeds = true): string {
+  // Built once per shape: rebuilding it was about a tenth of the api's allocations on GET one.
+  let built = expressions.get(def);
+  if (!built) expressions.set(def, (built = new Map()));
+  const key = `${alias}:${embeds}`;
+  let expression = built.get(key);
+  if (expression === undefined) built.set(key, (expression = buildRecordExpression(def, alias, embeds)));
+  return expression;
+}
+
+const expressions = new WeakMap<ResourceDefinition, Map<string, string>>();
+
+function buildRecordExpression(def: ResourceDefinition, alias: string, embeds: boolean): string {
   const pairs = columns(def, alias);
   if (embeds) {
     def.embeds.forEach((embed, i) => {

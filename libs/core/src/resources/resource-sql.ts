@@ -53,6 +53,8 @@ function literal(name: string): string {
  * The only statements the resource layer runs. Every one is filtered by (or sets) `company_uuid`:
  * tenant scoping lives here and nowhere else.
  */
+const findRecordStatements = new WeakMap<ResourceDefinition, string>();
+
 export const scopedSql = {
   async findOne(sql: Sql, def: ResourceDefinition, company: string, uuid: string, lock = false) {
     if (!UUID.test(uuid)) return undefined;
@@ -202,12 +204,14 @@ export const scopedSql = {
   /** One record as served, embeds included: one prepared statement. */
   async findRecord(sql: Sql, def: ResourceDefinition, company: string, uuid: string) {
     if (!UUID.test(uuid)) return undefined;
-    const [row] = await sql.rows(
-      `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
-       WHERE t."uuid" = $1 AND t."company_uuid" = $2`,
-      [uuid, company],
-      true,
-    );
+    let text = findRecordStatements.get(def);
+    if (!text) {
+      text = `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
+       WHERE t."uuid" = $1 AND t."company_uuid" = $2`;
+      // The same string object every time, so naming the prepared statement hashes it once.
+      findRecordStatements.set(def, text);
+    }
+    const [row] = await sql.rows(text, [uuid, company], true);
     return row?.record as Record<string, unknown> | undefined;
   },
 
