@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error';
-import { RequestScope } from '../tenancy/request-context';
+import { RequestContext, RequestScope } from '../tenancy/request-context';
 import { AccountsService } from './accounts.service';
 import { IS_PUBLIC } from './public.decorator';
 
@@ -34,6 +34,7 @@ export class ApiKeyGuard implements CanActivate {
     const caller = await this.accounts.authenticate(key);
     if (!caller) throw unauthorized('The API key is malformed, unknown or revoked.');
     request.wharfScope = { companyUuid: caller.companyUuid, apiKeyUuid: caller.apiKeyUuid };
+    RequestContext.enter(request.wharfScope);
     return true;
   }
 }

@@ -1,13 +1,12 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccountsService } from './accounts.service';
 import { ApiKeyGuard } from './api-key.guard';
 import { RateLimitGuard } from './rate-limit.guard';
-import { TenantScopeInterceptor } from './tenant-scope.interceptor';
 
-/** Every route is authenticated unless @Public(), rate limited per key, and runs in its company's scope. */
+/** Every route is authenticated unless @Public(), rate limited per key, and runs in its company's scope (RequestContext). */
 @Global()
 @Module({
   providers: [
@@ -18,7 +17,6 @@ import { TenantScopeInterceptor } from './tenant-scope.interceptor';
     },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
-    { provide: APP_INTERCEPTOR, useClass: TenantScopeInterceptor },
   ],
   exports: [AccountsService],
 })

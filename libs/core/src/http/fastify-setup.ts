@@ -5,6 +5,7 @@ import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorObject } from './api-error';
 import { checkQuery, parseJsonBody } from './input-guard';
+import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -110,6 +111,6 @@ export function configureHttp(app: NestFastifyApplication): void {
       );
       return;
     }
-    done();
+    RequestContext.open(done);
   });
 }
