@@ -76,6 +76,33 @@ export class ResourceWriter {
   }
 
   /**
+   * A plain update — no nested object, no reference given, no `beforeUpdate` hook to show the stored row
+   * to — locks and writes its record in one statement instead of a lock and an UPDATE. Undefined, with
+   * nothing run, when `input` needs `updateIn`.
+   */
+  async updatePlainIn(tx: WriteTransaction, uuid: string, input: WriteInput): Promise<Record_ | undefined> {
+    const { values } = input;
+    if (input.toOne.size || input.toMany.size || !Object.keys(values).length) return undefined;
+    if (this.def.references.some((reference) => values[reference.column] != null)) return undefined;
+    if (this.hooksOf(this.def)?.beforeUpdate) return undefined;
+    const locked = await scopedSql.lockAndUpdate(tx.sql, this.def, tx.companyUuid, uuid, values);
+    if (!locked) throw notFound(this.def, uuid);
+    const changes = diff(locked.before, values);
+    // The statement writes what SQL finds different; the diff can find more (a numeric read back as
+    // '1.50' against 1.5, a jsonb's key order): those columns are written as they always were.
+    const rest = Object.keys(changes).filter((column) => !locked.written.includes(column));
+    const row = rest.length
+      ? await scopedSql.update(tx.sql, this.def, tx.companyUuid, uuid, pick(values, rest))
+      : (locked.after ?? locked.before);
+    // With embeds the read-back is a statement of its own: one folded into the lock would read the
+    // children as they were before the lock was granted, missing a concurrent write that held it.
+    const record = await serializeOne(tx.sql, this.def, tx.companyUuid, row);
+    const change = updatedChange(this.def, record, changes);
+    if (change) await this.recordChange(tx, change);
+    return record;
+  }
+
+  /**
    * Updates records of `def` with one statement whatever their number: references checked, `beforeUpdate`
    * run, and only the columns that differ from the stored row written (none: no statement, no change).
    * Returns each record's row (the stored one when unchanged) and `{column: [before, written]}`.

@@ -54,6 +54,8 @@ export class ResourceService {
   async update(uuid: string, body: unknown) {
     const input = readWriteBody(this.def, body, true);
     return this.transaction(async (tx) => {
+      const plain = await this.writer.updatePlainIn(tx, uuid, input);
+      if (plain) return this.wrap(plain);
       const before = await this.reader.lockIn(tx, uuid);
       return this.wrap(await this.writer.updateIn(tx, before, input));
     });
