@@ -15,7 +15,7 @@ export interface LockedUpdate {
 
 /**
  * Locks the caller's record, writes the columns of `values` that differ from it and returns the row before
- * and after — one statement where a lock, an UPDATE and a read would be three. `values` must not be empty.
+ * and after: one statement where a locking SELECT and an UPDATE were two. `values` must not be empty.
  * Undefined when the caller has no such record.
  */
 export async function lockAndUpdate(
