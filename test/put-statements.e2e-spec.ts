@@ -5,6 +5,7 @@ import { http } from './support/http';
 import { startApi, TestApi } from './support/test-app';
 
 const L = '/int/v1/locations';
+const W = '/inventory/int/v1/warehouses';
 
 /**
  * How many statements one PUT sends to PostgreSQL (a real one: pg's client is only listened to). A
@@ -103,6 +104,40 @@ describe('statements per PUT', () => {
       latitude: [30.27, 32.78],
     });
     expect(payload.data).toMatchObject({ uuid: location.uuid, city: 'Dallas' });
+  });
+
+  it('a resource with embedded relationships reads them back in a statement of its own', async () => {
+    const created = await http(api.url, 'POST', W, {
+      key: acme.key,
+      body: {
+        warehouse: {
+          name: 'Main',
+          address: '1 Dock St',
+          city: 'Austin',
+          state: 'TX',
+          zip: '78701',
+          capacity: 10,
+          sections: [{ name: 'Aisle 1' }],
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const warehouse = created.body.warehouse;
+    let res: any;
+    const statements = writeOf(
+      await statementsDuring(async () => {
+        res = await http(api.url, 'PUT', `${W}/${warehouse.uuid}`, {
+          key: acme.key,
+          body: { warehouse: { city: 'Dallas' } },
+        });
+      }),
+      'warehouses',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.warehouse).toMatchObject({ city: 'Dallas', sections: [{ name: 'Aisle 1' }] });
+    expect(statements).toHaveLength(5);
+    expect(statements[1]).toMatch(/FOR UPDATE[\s\S]*UPDATE "warehouses"/);
+    expect(statements[2]).toMatch(/^SELECT json_build_object/);
   });
 
   it('a PUT that changes nothing writes nothing: no UPDATE, updated_at kept, no event', async () => {
