@@ -5,7 +5,8 @@ import { clientOf } from '../database/typeorm-pg';
 import type { ListQuery } from './list-query';
 import { recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
-import { Params, ident } from './sql';
+import { lockAndUpdate } from './locked-update-sql';
+import { Params, UUID, bind, ident, literal } from './sql';
 
 /** Anything that can run a statement and give back rows. */
 export interface Sql {
@@ -37,17 +38,7 @@ export const sqlOf = (queryRunner: QueryRunner): Sql => ({
   },
 });
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function bind(def: ResourceDefinition, params: Params, column: string, value: unknown): string {
-  const kind = def.columns.get(column)?.kind;
-  return params.add(kind === 'json' && value !== null && value !== undefined ? JSON.stringify(value) : value);
-}
-
-/** A column name (from entity metadata, never a client) as a SQL string literal. */
-function literal(name: string): string {
-  return `'${name.replace(/'/g, "''")}'`;
-}
+export { UUID } from './sql';
 
 /**
  * The only statements the resource layer runs. Every one is filtered by (or sets) `company_uuid`:
@@ -200,6 +191,8 @@ export const scopedSql = {
       company,
     ]);
   },
+
+  lockAndUpdate,
 
   /** One record as served, embeds included: one prepared statement. */
   async findRecord(sql: Sql, def: ResourceDefinition, company: string, uuid: string) {

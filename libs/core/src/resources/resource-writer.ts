@@ -1,0 +1,184 @@
+import { ATTRIBUTES_POINTER } from '../http/pointer';
+import { WriteInput } from './body-reader';
+import { NestedWrites } from './nested-writes';
+import { Changes, diff, pick, updatedChange } from './record-changes';
+import { ResourceChange } from './resource-change';
+import { ResourceDefinition } from './resource-definition';
+import { notFound } from './resource-errors';
+import { ResourceHooks, ResourceRow } from './resource-hooks';
+import { PointedValues, checkReferences } from './reference-checks';
+import { serialize, serializeOne, strip } from './resource-serializer';
+import { UUID, scopedSql } from './resource-sql';
+import type { WriteTransaction } from './write-transaction';
+
+type Record_ = Record<string, unknown>;
+
+/** A resource whose `column` refers to another resource's records, and is set to NULL when they are deleted. */
+export interface Referrer {
+  service: { unlinkIn(tx: WriteTransaction, column: string, uuids: string[]): Promise<void> };
+  column: string;
+}
+
+/** One record's update: the stored row, the values to write, and where in the body they came from. */
+export interface RowUpdate extends PointedValues {
+  before: ResourceRow;
+}
+
+/**
+ * The writes of one resource, and of the resources written through its embedded relationships: every
+ * record, top-level or nested, goes through the same reference checks, hooks, diff and recorded change.
+ */
+export class ResourceWriter {
+  private readonly nested = new NestedWrites(this);
+
+  constructor(
+    readonly def: ResourceDefinition,
+    readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined,
+    private readonly referrersOf: (def: ResourceDefinition) => Referrer[],
+  ) {}
+
+  async createIn(tx: WriteTransaction, input: WriteInput): Promise<Record_> {
+    const values = { ...input.values };
+    await this.nested.applyToOne(tx, input, values);
+    await checkReferences(tx, this.def, [{ values, pointer: ATTRIBUTES_POINTER }]);
+    await this.hooksOf(this.def)?.beforeCreate?.(tx, values);
+    const row = await scopedSql.insert(tx.sql, this.def, tx.companyUuid, values);
+    for (const [embed, items] of input.toMany) await this.nested.syncChildren(tx, embed, row, items, []);
+    // A record created just now has no children but those this write gave it: no need to look.
+    const [record] = await serialize(
+      tx.sql,
+      this.def,
+      tx.companyUuid,
+      [row],
+      (embed) => !input.toMany.has(embed),
+    );
+    await this.recordChange(tx, { resource: this.def, action: 'created', record });
+    return record;
+  }
+
+  async updateIn(tx: WriteTransaction, before: ResourceRow, input: WriteInput): Promise<Record_> {
+    const values = { ...input.values };
+    await this.nested.applyToOne(tx, input, values);
+    const [{ row, changes }] = await this.updateRows(tx, this.def, [
+      { before, values, pointer: ATTRIBUTES_POINTER },
+    ]);
+    for (const [embed, items] of input.toMany) {
+      const target = embed.target();
+      const existing = await scopedSql.whereIn(tx.sql, target, tx.companyUuid, embed.column, [before.uuid]);
+      if (await this.nested.syncChildren(tx, embed, row, items, existing)) {
+        changes[embed.property] = [existing.map((child) => strip(target, child)), undefined];
+      }
+    }
+    const record = await serializeOne(tx.sql, this.def, tx.companyUuid, row);
+    const change = updatedChange(this.def, record, changes);
+    if (change) await this.recordChange(tx, change);
+    return record;
+  }
+
+  /**
+   * A plain update — no nested object, no reference given, no `beforeUpdate` hook to show the stored row
+   * to — locks and writes its record in one statement instead of a lock and an UPDATE. Undefined, with
+   * nothing run, when `input` needs `updateIn`.
+   */
+  async updatePlainIn(tx: WriteTransaction, uuid: string, input: WriteInput): Promise<Record_ | undefined> {
+    const { values } = input;
+    if (input.toOne.size || input.toMany.size || !Object.keys(values).length) return undefined;
+    if (this.def.references.some((reference) => values[reference.column] != null)) return undefined;
+    if (this.hooksOf(this.def)?.beforeUpdate) return undefined;
+    const locked = await scopedSql.lockAndUpdate(tx.sql, this.def, tx.companyUuid, uuid, values);
+    if (!locked) throw notFound(this.def, uuid);
+    const changes = diff(locked.before, values);
+    // The statement writes what SQL finds different; the diff can find more (a numeric read back as
+    // '1.50' against 1.5, a jsonb's key order): those columns are written as they always were.
+    const rest = Object.keys(changes).filter((column) => !locked.written.includes(column));
+    const row = rest.length
+      ? await scopedSql.update(tx.sql, this.def, tx.companyUuid, uuid, pick(values, rest))
+      : (locked.after ?? locked.before);
+    // With embeds the read-back is a statement of its own: one folded into the lock would read the
+    // children as they were before the lock was granted, missing a concurrent write that held it.
+    const record = await serializeOne(tx.sql, this.def, tx.companyUuid, row);
+    const change = updatedChange(this.def, record, changes);
+    if (change) await this.recordChange(tx, change);
+    return record;
+  }
+
+  /**
+   * Updates records of `def` with one statement whatever their number: references checked, `beforeUpdate`
+   * run, and only the columns that differ from the stored row written (none: no statement, no change).
+   * Returns each record's row (the stored one when unchanged) and `{column: [before, written]}`.
+   */
+  async updateRows(
+    tx: WriteTransaction,
+    def: ResourceDefinition,
+    updates: RowUpdate[],
+  ): Promise<{ before: ResourceRow; row: ResourceRow; changes: Changes }[]> {
+    if (!updates.length) return [];
+    await checkReferences(tx, def, updates);
+    const hooks = this.hooksOf(def);
+    if (hooks?.beforeUpdate) {
+      for (const { before, values } of updates) await hooks.beforeUpdate(tx, before, values);
+    }
+    const diffs = updates.map(({ before, values }) => ({ before, values, changes: diff(before, values) }));
+    const changed = diffs
+      .filter(({ changes }) => Object.keys(changes).length > 0)
+      .map(({ before, values, changes }) => ({
+        uuid: before.uuid as string,
+        values: pick(values, Object.keys(changes)),
+      }));
+    const rows =
+      changed.length === 1
+        ? [await scopedSql.update(tx.sql, def, tx.companyUuid, changed[0].uuid, changed[0].values)]
+        : await scopedSql.updateMany(tx.sql, def, tx.companyUuid, changed);
+    const byUuid = new Map(rows.map((row) => [row.uuid as string, row]));
+    return diffs.map(({ before, changes }) => ({
+      before,
+      row: byUuid.get(before.uuid as string) ?? before,
+      changes,
+    }));
+  }
+
+  /** No read before, no hooks, no diff, no `.updated` event: for hot paths that emit their own. */
+  async setColumnsIn(tx: WriteTransaction, uuid: string, values: Record_): Promise<Record_> {
+    const row = UUID.test(uuid)
+      ? await scopedSql.update(tx.sql, this.def, tx.companyUuid, uuid, values)
+      : undefined;
+    if (!row) throw notFound(this.def, uuid);
+    return serializeOne(tx.sql, this.def, tx.companyUuid, row);
+  }
+
+  /** Each record an update of its own, so ON DELETE SET NULL never changes a record silently. */
+  async unlinkIn(tx: WriteTransaction, column: string, uuids: string[]): Promise<void> {
+    const rows = await scopedSql.whereIn(tx.sql, this.def, tx.companyUuid, column, uuids, true);
+    for (const row of rows) {
+      await this.updateIn(tx, row, { values: { [column]: null }, toOne: new Map(), toMany: new Map() });
+    }
+  }
+
+  /**
+   * Deletes records of one resource with a constant number of statements: hooks run per record, records
+   * pointing at them are unlinked, and each record (and each of its embedded children) emits `.deleted`.
+   */
+  async deleteAllIn(tx: WriteTransaction, def: ResourceDefinition, rows: ResourceRow[]): Promise<Record_[]> {
+    const hooks = this.hooksOf(def);
+    if (hooks?.beforeDelete) for (const row of rows) await hooks.beforeDelete(tx, row);
+    const uuids = rows.map((row) => row.uuid as string);
+    for (const { service, column } of this.referrersOf(def)) await service.unlinkIn(tx, column, uuids);
+    const records = await serialize(tx.sql, def, tx.companyUuid, rows);
+    await scopedSql.deleteMany(tx.sql, def, tx.companyUuid, uuids);
+    for (const record of records) {
+      for (const embed of def.embeds.filter((e) => e.kind === 'many')) {
+        for (const child of record[embed.property] as Record_[]) {
+          await this.recordChange(tx, { resource: embed.target(), action: 'deleted', record: child });
+        }
+      }
+      await this.recordChange(tx, { resource: def, action: 'deleted', record });
+    }
+    return records;
+  }
+
+  /** Records a change for the outbox and runs its resource's `afterWrite` hook (domain events). */
+  async recordChange(tx: WriteTransaction, change: ResourceChange): Promise<void> {
+    tx.changes.push(change);
+    await this.hooksOf(change.resource)?.afterWrite?.(tx, change);
+  }
+}
