@@ -6,6 +6,7 @@ import { FLEET_EVENTS } from './fleet.events';
 import { CreateVehicles1700000002000 } from './migrations/1700000002000-create-vehicles';
 import { CreateDrivers1700000002001 } from './migrations/1700000002001-create-drivers';
 import { CreateOrders1700000002002 } from './migrations/1700000002002-create-orders';
+import { ListIndexes1700000002003 } from './migrations/1700000002003-list-indexes';
 import { OrderStatusService } from './orders/order-status.service';
 import { OrderController } from './orders/order.controller';
 import { Order } from './orders/order.entity';
@@ -16,7 +17,12 @@ import { Vehicle } from './vehicles/vehicle.entity';
 @Extension({
   name: 'fleet',
   entities: [Vehicle, Driver, Order],
-  migrations: [CreateVehicles1700000002000, CreateDrivers1700000002001, CreateOrders1700000002002],
+  migrations: [
+    CreateVehicles1700000002000,
+    CreateDrivers1700000002001,
+    CreateOrders1700000002002,
+    ListIndexes1700000002003,
+  ],
   controllers: [VehicleController, DriverController, OrderController],
   // The resources' hooks (OrderHooks, DriverHooks) are registered from their @ResourceModel.
   providers: [DriverLocationService, OrderStatusService],

@@ -2,6 +2,7 @@ import { Extension } from '@wharf/core';
 import { CreateWarehouses1700000001000 } from './migrations/1700000001000-create-warehouses';
 import { CreateWarehouseSections1700000001001 } from './migrations/1700000001001-create-warehouse-sections';
 import { CreateWarehouseDocks1700000001002 } from './migrations/1700000001002-create-warehouse-docks';
+import { ListIndexes1700000001003 } from './migrations/1700000001003-list-indexes';
 import { WarehouseDockController } from './warehouse-docks/warehouse-dock.controller';
 import { WarehouseDock } from './warehouse-docks/warehouse-dock.entity';
 import { WarehouseSectionController } from './warehouse-sections/warehouse-section.controller';
@@ -17,6 +18,7 @@ import { Warehouse } from './warehouses/warehouse.entity';
     CreateWarehouses1700000001000,
     CreateWarehouseSections1700000001001,
     CreateWarehouseDocks1700000001002,
+    ListIndexes1700000001003,
   ],
   controllers: [WarehouseController, WarehouseSectionController, WarehouseDockController],
 })

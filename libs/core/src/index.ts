@@ -41,6 +41,7 @@ export * from './resources/base-resource.entity';
 export * from './resources/body-reader';
 export * from './resources/create-resource-table';
 export * from './resources/entity-dto';
+export * from './resources/list-indexes';
 export * from './resources/list-query';
 export * from './resources/naming';
 export * from './resources/relations';

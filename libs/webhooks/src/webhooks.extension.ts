@@ -17,6 +17,7 @@ import { CreateWebhooks1700000000100 } from './migrations/1700000000100-create-w
 import { IndexWebhookRequestLogEvents1700000000101 } from './migrations/1700000000101-index-webhook-request-log-events';
 import { LightenDeliveryWrites1700000000102 } from './migrations/1700000000102-lighten-delivery-writes';
 import { ScheduleDeliveriesPerEndpoint1700000000103 } from './migrations/1700000000103-schedule-deliveries-per-endpoint';
+import { ListIndexes1700000000104 } from './migrations/1700000000104-list-indexes';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -36,6 +37,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     IndexWebhookRequestLogEvents1700000000101,
     LightenDeliveryWrites1700000000102,
     ScheduleDeliveriesPerEndpoint1700000000103,
+    ListIndexes1700000000104,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

@@ -4,6 +4,13 @@ import { ExtensionError } from '../extensions/extension-checks';
 import { ExtensionManifest } from '../extensions/extension.decorator';
 import { SDK_PACKAGE } from '../extensions/shared-modules';
 import { DEFAULT_VARCHAR_LENGTH } from '../resources/entity-dto';
+import {
+  ListIndex,
+  createIndexSql,
+  declaredListIndexes,
+  dropIndexSql,
+  isIndexDefinition,
+} from '../resources/list-indexes';
 import { resourceModel } from '../resources/resource-model.decorator';
 
 /** One place where an entity and the migrated database disagree. */
@@ -14,8 +21,10 @@ export interface SchemaProblem {
   table: string;
   /** The entity property, when the problem is one column's. */
   field?: string;
-  kind: 'table' | 'column' | 'type' | 'nullable';
+  kind: 'table' | 'column' | 'type' | 'nullable' | 'index';
   message: string;
+  /** kind 'index': the list index (sort or search) the declaration asks for and the table lacks. */
+  index?: ListIndex;
 }
 
 /** Type families PostgreSQL converts between without loss for our purposes (an enum is stored as text). */
@@ -55,6 +64,23 @@ async function storedColumns(
   return stored;
 }
 
+async function storedIndexes(dataSource: DataSource, tables: string[]): Promise<Map<string, string[]>> {
+  const rows: { tablename: string; indexdef: string }[] = await dataSource.query(
+    `SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ANY($1)`,
+    [tables],
+  );
+  const stored = new Map<string, string[]>();
+  for (const row of rows) stored.set(row.tablename, [...(stored.get(row.tablename) ?? []), row.indexdef]);
+  return stored;
+}
+
+/** The list indexes (sort and search, see list-indexes.ts) a resource entity's declaration asks for. */
+export function entityListIndexes(dataSource: DataSource, metadata: EntityMetadata): ListIndex[] {
+  const model = resourceModel(metadata.target);
+  if (!model) return [];
+  return declaredListIndexes(metadata, model, (column) => String(dataSource.driver.normalizeType(column)));
+}
+
 function ownerOf(manifests: ExtensionManifest[]): Map<unknown, string> {
   const owner = new Map<unknown, string>();
   for (const manifest of manifests) for (const entity of manifest.entities) owner.set(entity, manifest.name);
@@ -74,7 +100,11 @@ function describe(metadata: EntityMetadata): string {
 export async function compareSchema(
   dataSource: DataSource,
   manifests: ExtensionManifest[],
-  { nullability = true, extension }: { nullability?: boolean; extension?: string } = {},
+  {
+    nullability = true,
+    indexes = true,
+    extension,
+  }: { nullability?: boolean; indexes?: boolean; extension?: string } = {},
 ): Promise<SchemaProblem[]> {
   const owner = ownerOf(manifests);
   const metadatas = dataSource.entityMetadatas.filter(
@@ -84,6 +114,12 @@ export async function compareSchema(
     dataSource,
     metadatas.map((metadata) => metadata.tableName),
   );
+  const indexDefs = indexes
+    ? await storedIndexes(
+        dataSource,
+        metadatas.map((metadata) => metadata.tableName),
+      )
+    : new Map<string, string[]>();
   const problems: SchemaProblem[] = [];
   for (const metadata of metadatas) {
     const base = {
@@ -124,6 +160,19 @@ export async function compareSchema(
           message: `column ${name} is ${found.nullable ? 'nullable' : 'NOT NULL'} in the database but the entity declares it ${column.isNullable ? 'nullable: true' : 'not nullable'}`,
         });
       }
+    }
+    if (!indexes) continue;
+    const defs = indexDefs.get(metadata.tableName) ?? [];
+    for (const index of entityListIndexes(dataSource, metadata)) {
+      // A missing column is its own problem; generating it adds its indexes too.
+      if (!columns.has(index.column) || defs.some((def) => isIndexDefinition(def, index))) continue;
+      problems.push({
+        ...base,
+        field: index.column,
+        kind: 'index',
+        index,
+        message: `index ${index.name} (${index.method} (${index.keys})) does not exist on ${metadata.tableName}: the column is declared ${index.kind === 'sort' ? 'sortable' : 'searchable'}, and without it every list page ${index.kind === 'sort' ? 'sorted by it' : 'searching it'} reads all the company's rows; add a migration (npm run cli -- migration:generate ${base.extension} <Name>)`,
+      });
     }
   }
   return problems;
@@ -186,6 +235,10 @@ function columnSql(dataSource: DataSource, metadata: EntityMetadata, column: Col
   return parts.join(' ');
 }
 
+function indexStatement(index: ListIndex): string {
+  return `await queryRunner.query('${createIndexSql(index)}');`;
+}
+
 export interface GeneratedMigration {
   className: string;
   fileName: string;
@@ -195,7 +248,7 @@ export interface GeneratedMigration {
 /**
  * The migration that brings the database (already migrated) to the entities of `extension`: a new table
  * per new entity (with `createResourceTable` for resources), `ADD COLUMN` per new column, type and
- * NOT NULL changes; each with its `down`. Undefined when they already agree.
+ * NOT NULL changes, and the list indexes (sort and search) its resources declare; each with its `down`. Undefined when they already agree.
  */
 export async function generateMigration(
   dataSource: DataSource,
@@ -227,7 +280,13 @@ export async function generateMigration(
           `await queryRunner.query(\`CREATE TABLE ${table} (\n      ${definitions.join(',\n      ')}\n    )\`);`,
         );
       }
+      for (const index of entityListIndexes(dataSource, metadata)) up.push(indexStatement(index));
       down.unshift(`await queryRunner.query('DROP TABLE ${table}');`);
+      continue;
+    }
+    if (problem.kind === 'index') {
+      up.push(indexStatement(problem.index!));
+      down.unshift(`await queryRunner.query('${dropIndexSql(problem.index!)}');`);
       continue;
     }
     const column = metadata.columns.find((c) => c.propertyName === problem.field)!;
@@ -239,6 +298,9 @@ export async function generateMigration(
       if (/_uuid$/.test(column.databaseName) && dataSource.driver.normalizeType(column) === 'uuid') {
         const index = `"${metadata.tableName}_${column.databaseName}_idx"`;
         up.push(`await queryRunner.query('CREATE INDEX ${index} ON ${table} (${quoted})');`);
+      }
+      for (const index of entityListIndexes(dataSource, metadata)) {
+        if (index.column === column.databaseName) up.push(indexStatement(index));
       }
       down.unshift(`await queryRunner.query('ALTER TABLE ${table} DROP COLUMN ${quoted}');`);
     } else if (problem.kind === 'type') {

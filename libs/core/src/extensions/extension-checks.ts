@@ -136,7 +136,12 @@ function checkEntity(
       );
     }
   }
-  for (const field of [...(model.searchable ?? []), ...(model.hidden ?? []), ...(model.readOnly ?? [])]) {
+  for (const field of [
+    ...(model.searchable ?? []),
+    ...(model.sortable ?? []),
+    ...(model.hidden ?? []),
+    ...(model.readOnly ?? []),
+  ]) {
     if (!columns.has(field)) fail(field, `listed in @ResourceModel but ${entity.name} has no such column`);
   }
   for (const field of model.embed ?? []) {

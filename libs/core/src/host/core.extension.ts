@@ -6,13 +6,18 @@ import { LocationController } from '../locations/location.controller';
 import { Location } from '../locations/location.entity';
 import { CreateCompaniesAndApiKeys1700000000000 } from '../migrations/1700000000000-create-companies-and-api-keys';
 import { CreateLocations1700000000001 } from '../migrations/1700000000001-create-locations';
+import { ListIndexes1700000000002 } from '../migrations/1700000000002-list-indexes';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
   name: 'core',
   namespace: 'int/v1',
   entities: [Company, ApiKey, Location],
-  migrations: [CreateCompaniesAndApiKeys1700000000000, CreateLocations1700000000001],
+  migrations: [
+    CreateCompaniesAndApiKeys1700000000000,
+    CreateLocations1700000000001,
+    ListIndexes1700000000002,
+  ],
   controllers: [LocationController, ApiKeysController],
 })
 export class CoreExtension {}

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { OPENAPI_PUBLIC } from '../auth/public.decorator';
 import { ERROR_TITLES, errorObject } from '../http/api-error';
 import { attributePointer } from '../http/pointer';
+import { EXACT_TOTAL_LIMIT } from '../resources/list-query';
 import { pluralAlias } from '../resources/naming';
 import { ResourceDefinition } from '../resources/resource-definition';
 import { ResourceRegistry } from '../resources/resource-registry';
@@ -30,7 +31,14 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
   ListMeta: {
     type: 'object',
     properties: {
-      total: { type: 'integer' },
+      total: {
+        type: 'integer',
+        description: `Records matching the filters: exact up to ${EXACT_TOTAL_LIMIT}; past that (\`total_exact: false\`) a lower bound, at least one more than the last record of this page while a next page exists.`,
+      },
+      total_exact: {
+        type: 'boolean',
+        description: `false when more than ${EXACT_TOTAL_LIMIT} records match and \`total\` is a lower bound (the count stops there so every page costs the same).`,
+      },
       per_page: { type: 'integer' },
       current_page: { type: 'integer', nullable: true, description: 'null on a page reached by `cursor`.' },
       last_page: { type: 'integer' },
@@ -42,7 +50,7 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
         description: 'Pass as `cursor` (with the same `sort`) for the next page; null on the last page.',
       },
     },
-    required: ['total', 'per_page', 'current_page', 'last_page', 'from', 'to', 'next_cursor'],
+    required: ['total', 'total_exact', 'per_page', 'current_page', 'last_page', 'from', 'to', 'next_cursor'],
   },
   ErrorObject: {
     type: 'object',

@@ -29,6 +29,7 @@ const def: ResourceDefinition = {
   dto: WidgetDto,
   columns: new Map(columns.map((column) => [column.name, column])),
   searchable: ['name', 'status'],
+  sortable: new Set(columns.filter((column) => column.kind !== 'json').map((column) => column.name)),
   writable: new Set(['name', 'capacity', 'latitude', 'is_primary', 'status', 'meta', 'location_uuid']),
   hidden: new Set(['secret']),
   embeds: [],

@@ -5,6 +5,11 @@ import { Params, ident, likePattern } from './sql';
 
 export const DEFAULT_LIMIT = 30;
 export const MAX_LIMIT = 100;
+/**
+ * `meta.total` is an exact count up to this many matching records; past it the count stops reading
+ * (`meta.total_exact: false`) so a page costs the same in a company of 10 thousand or 10 million records.
+ */
+export const EXACT_TOTAL_LIMIT = 10_000;
 /** Far beyond any real list, and small enough that `(page - 1) * limit` stays an exact integer. */
 export const MAX_PAGE = 1_000_000_000;
 
@@ -137,11 +142,11 @@ function sortKeys(raw: string, def: ResourceDefinition): SortKey[] {
     if (name.startsWith('-')) [name, direction] = [name.slice(1), 'DESC'];
     const colon = /^(.*):(asc|desc)$/i.exec(name);
     if (colon) [name, direction] = [colon[1], colon[2].toUpperCase() as SortKey['direction']];
-    const column = def.columns.get(name);
+    const column = def.sortable.has(name) ? def.columns.get(name) : undefined;
     if (!column || column.kind === 'json') {
       throw ApiError.badParameter(
         'sort',
-        `Cannot sort by "${name}": sort by ${[...def.columns.keys()].join(', ')}.`,
+        `Cannot sort by "${name}": sort by ${[...def.sortable].join(', ')}.`,
       );
     }
     return { column, direction };

@@ -43,6 +43,8 @@ export interface ResourceDefinition {
   /** Filterable/sortable/serialised columns (all but `id` and hidden ones). */
   columns: Map<string, ColumnInfo>;
   searchable: string[];
+  /** Columns `?sort=` accepts, each with a `(company_uuid, column, id)` index (see list-indexes.ts). */
+  sortable: Set<string>;
   writable: Set<string>;
   hidden: Set<string>;
   embeds: EmbedInfo[];

@@ -7,8 +7,18 @@ export interface ResourceModelOptions {
    * from the entity (every column but the base, hidden and read-only ones; see `entityDto`).
    */
   dto?: Type;
-  /** Columns the `query` parameter searches (case-insensitive substring). */
+  /**
+   * Columns the `query` parameter searches (case-insensitive substring). Each gets a trigram GIN index
+   * (pg_trgm) that `migration:generate` writes and `migration:check` requires.
+   */
   searchable?: string[];
+  /**
+   * Columns `?sort=` accepts (`created_at`, the default sort, always is). Each gets a B-tree index
+   * `(company_uuid, <column>, id)`, written by `migration:generate` and required by `migration:check`, so a
+   * sorted first page stays an index read however many records the company has. Default: every
+   * serialised column but JSON, unbounded `text` and `company_uuid` ones.
+   */
+  sortable?: string[];
   /** Relations serialised inside every record (to-one and to-many), loaded in one query each. */
   embed?: string[];
   /**

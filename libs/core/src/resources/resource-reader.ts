@@ -1,6 +1,6 @@
 import { RequestContext } from '../tenancy/request-context';
 import { encodeCursor } from './list-cursor';
-import { parseListQuery } from './list-query';
+import { EXACT_TOTAL_LIMIT, parseListQuery } from './list-query';
 import { ResourceDefinition } from './resource-definition';
 import { notFound } from './resource-errors';
 import type { ResourceRow } from './resource-hooks';
@@ -22,8 +22,8 @@ export class ResourceReader {
     const params = new Params();
     const parsed = parseListQuery(query ?? {}, this.def, params);
     const { limit, offset } = parsed;
-    // One row past the page tells whether a next cursor exists.
-    const { records, total } = await scopedSql.pageRecords(
+    // One row past the page tells whether a next cursor exists; the count stops past EXACT_TOTAL_LIMIT.
+    const { records, total: counted } = await scopedSql.pageRecords(
       this.sql,
       this.def,
       company,
@@ -34,10 +34,16 @@ export class ResourceReader {
     const more = records.length > limit;
     if (more) records.pop();
     const last = records[records.length - 1];
+    const exact = counted <= EXACT_TOTAL_LIMIT;
+    // Past the limit the total is a lower bound that always admits the next page: a client paging by
+    // `last_page` (Ember's) keeps going while there is more, and the last page's total is exact again.
+    const seen = parsed.cursor ? 0 : offset + records.length + (more ? 1 : 0);
+    const total = exact ? counted : Math.max(EXACT_TOTAL_LIMIT, seen);
     return {
       [this.def.keys.plural]: records,
       meta: {
         total,
+        total_exact: exact || (!parsed.cursor && !more && records.length > 0),
         per_page: limit,
         current_page: parsed.cursor ? null : Math.floor(offset / limit) + 1,
         last_page: Math.max(1, Math.ceil(total / limit)),

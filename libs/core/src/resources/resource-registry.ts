@@ -4,6 +4,7 @@ import { getMetadataStorage } from 'class-validator';
 import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { entityDto } from './entity-dto';
+import { sortableColumns } from './list-indexes';
 import { pluralPath, rootKeys } from './naming';
 import { ColumnInfo, ColumnKind, EmbedInfo, ReferenceInfo, ResourceDefinition } from './resource-definition';
 import { MAX_EMBEDDED_ITEMS, resourceModel } from './resource-model.decorator';
@@ -132,6 +133,9 @@ export class ResourceRegistry {
       dto,
       columns,
       searchable: model.searchable ?? [],
+      sortable: new Set(
+        sortableColumns(metadata, model, (column) => String(this.dataSource.driver.normalizeType(column))),
+      ),
       writable: writableFields(dto),
       hidden,
       embeds,

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
 import { clientOf } from '../database/typeorm-pg';
-import type { ListQuery } from './list-query';
+import { EXACT_TOTAL_LIMIT, type ListQuery } from './list-query';
 import { recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
 import { lockAndUpdate } from './locked-update-sql';
@@ -209,8 +209,9 @@ export const scopedSql = {
   },
 
   /**
-   * A page of records as served, embeds included, and the filtered total: one statement. The page is
-   * cut first (a top-N over the index of the sort when there is one) and only its rows are serialised.
+   * A page of records as served, embeds included, and the filtered total counted up to `countLimit`
+   * rows (the count stops there): one statement. The page is cut first (a top-N read from the
+   * `(company_uuid, <sort column>, id)` index) and only its rows are serialised.
    */
   async pageRecords(
     sql: Sql,
@@ -219,17 +220,29 @@ export const scopedSql = {
     query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek'>,
     params: Params,
     limit: number,
+    countLimit = EXACT_TOTAL_LIMIT + 1,
   ) {
-    const conditions = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions].join(' AND ');
-    const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
-    const table = ident(def.table);
-    const [row] = await sql.rows(
-      `SELECT (SELECT count(*) FROM ${table} t WHERE ${conditions}) AS "total",
-         (SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
-          FROM (SELECT t.* FROM ${table} t WHERE ${page}
-                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) AS "records"`,
-      params.values,
-    );
+    const text = pageStatement(def, company, query, params, limit, countLimit);
+    const [row] = await sql.rows(text, params.values);
     return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };
   },
 };
+
+/** The statement of `scopedSql.pageRecords` (exported so tests can EXPLAIN it); adds its values to `params`. */
+export function pageStatement(
+  def: ResourceDefinition,
+  company: string,
+  query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek'>,
+  params: Params,
+  limit: number,
+  countLimit = EXACT_TOTAL_LIMIT + 1,
+): string {
+  const conditions = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions].join(' AND ');
+  const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
+  const table = ident(def.table);
+  return `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${table} t WHERE ${conditions}
+                   LIMIT ${params.add(countLimit)}) c) AS "total",
+         (SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
+          FROM (SELECT t.* FROM ${table} t WHERE ${page}
+                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) AS "records"`;
+}

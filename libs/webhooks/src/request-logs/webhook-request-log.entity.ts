@@ -11,6 +11,8 @@ export const ATTEMPT_STATUSES = ['successful', 'failed'];
 @ResourceModel(WEBHOOK_REQUEST_LOG, {
   dto: WebhookRequestLogDto,
   searchable: ['event', 'event_id', 'url'],
+  // Logs are written on every delivery attempt: index (and so allow sorting by) only what a log view sorts by.
+  sortable: ['sent_at', 'event', 'status', 'response_status'],
   hidden: ['webhook_delivery_uuid'],
   events: false,
 })
