@@ -689,7 +689,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ListMeta: {
+            /** @description Records matching the filters: exact up to 10000; past that (`total_exact: false`) a lower bound, at least one more than the last record of this page while a next page exists. */
             total: number;
+            /** @description false when more than 10000 records match and `total` is a lower bound (the count stops there so every page costs the same). */
+            total_exact: boolean;
             per_page: number;
             /** @description null on a page reached by `cursor`. */
             current_page: number | null;
