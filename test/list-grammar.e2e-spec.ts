@@ -100,6 +100,7 @@ describe('list grammar', () => {
       expect(res.body.warehouses.map((w: any) => w.name)).toEqual(newestFirst(NAMES));
       expect(res.body.meta).toEqual({
         total: 12,
+        total_exact: true,
         per_page: 30,
         current_page: 1,
         last_page: 1,
@@ -115,6 +116,7 @@ describe('list grammar', () => {
       expect(first.body.warehouses.map((w: any) => w.name)).toEqual(expected.slice(0, 5));
       expect(first.body.meta).toEqual({
         total: 12,
+        total_exact: true,
         per_page: 5,
         current_page: 1,
         last_page: 3,
@@ -127,6 +129,7 @@ describe('list grammar', () => {
       expect(second.body.warehouses.map((w: any) => w.name)).toEqual(expected.slice(5, 10));
       expect(second.body.meta).toEqual({
         total: 12,
+        total_exact: true,
         per_page: 5,
         current_page: 2,
         last_page: 3,
@@ -139,6 +142,7 @@ describe('list grammar', () => {
       expect(last.body.warehouses.map((w: any) => w.name)).toEqual(['Bravo', 'Alpha']);
       expect(last.body.meta).toEqual({
         total: 12,
+        total_exact: true,
         per_page: 5,
         current_page: 3,
         last_page: 3,
@@ -151,6 +155,7 @@ describe('list grammar', () => {
       expect(beyond.body.warehouses).toEqual([]);
       expect(beyond.body.meta).toEqual({
         total: 12,
+        total_exact: true,
         per_page: 5,
         current_page: 4,
         last_page: 3,
@@ -182,6 +187,7 @@ describe('list grammar', () => {
       expect(res.body.warehouses.map((w: any) => w.name)).toEqual(['Alpha', 'Delta']);
       expect(res.body.meta).toEqual({
         total: 4,
+        total_exact: true,
         per_page: 2,
         current_page: 1,
         last_page: 2,
@@ -194,6 +200,7 @@ describe('list grammar', () => {
         warehouses: [],
         meta: {
           total: 0,
+          total_exact: true,
           per_page: 30,
           current_page: 1,
           last_page: 1,

@@ -177,6 +177,7 @@ describe('resources: the five routes, nested writes and validation', () => {
       expect(uuids).toEqual(expect.arrayContaining([record.uuid, flat.body[r.singular].uuid]));
       expect(list.body.meta).toEqual({
         total: uuids.length,
+        total_exact: true,
         per_page: 30,
         current_page: 1,
         last_page: 1,
