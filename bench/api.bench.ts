@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import { AccountsService, dataSourceOptions } from '@wharf/core';
 import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
+import { scaleRound } from './api-scale';
 import {
   benchConfig,
   forkScript,
@@ -283,7 +284,9 @@ async function main() {
   });
 }
 
-main().catch((error) => {
+// `--scale` (or BENCH_SCALE_ROWS): the scale round only, 10k vs 1M warehouses in one company (api-scale.ts).
+const scale = process.argv.includes('--scale') || process.env.BENCH_SCALE_ROWS !== undefined;
+(scale ? scaleRound() : main()).catch((error) => {
   process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(1);
 });
