@@ -108,6 +108,23 @@ describe('list: pages that stay flat as a company grows', () => {
     },
   );
 
+  it.each(['-created_at', 'name', '-name'])(
+    'a cursor deep in sort=%s starts the index scan at the cursor: reads a page, not the rows before it',
+    async (sort) => {
+      const before = await get(`limit=30&offset=9000&sort=${sort}`);
+      const cursor = before.body.meta.next_cursor as string;
+      const all = await plan({ sort, cursor });
+      expect(all.filter((node) => /Sort/.test(node['Node Type']))).toEqual([]);
+      const page = warehouseScans(all).find((node) => /_sort_idx$/.test(node['Index Name'] ?? ''));
+      expect(page!['Actual Rows']).toBeLessThanOrEqual(31);
+      const next = await get(`limit=30&sort=${sort}&cursor=${cursor}`);
+      const offset = await get(`limit=30&offset=9030&sort=${sort}`);
+      expect(next.body.warehouses.map((w: { uuid: string }) => w.uuid)).toEqual(
+        offset.body.warehouses.map((w: { uuid: string }) => w.uuid),
+      );
+    },
+  );
+
   it('query= is answered from the trigram index of the searchable column', async () => {
     const all = await plan({ query: 'Warehouse 1049' }, [
       // Usable, not merely chosen: 10 500 rows are few enough that the planner may prefer a scan.

@@ -101,5 +101,24 @@ export function afterCursor(
   const last = keys[keys.length - 1]?.direction ?? 'ASC';
   const id = `(SELECT c."id" FROM ${ident(def.table)} c WHERE c."uuid" = ${params.add(state.u)})`;
   branches.push([...equal, `t."id" ${last === 'DESC' ? '<' : '>'} ${id}`].join(' AND '));
-  return `(${branches.map((branch) => `(${branch})`).join(' OR ')})`;
+  const seek = `(${branches.map((branch) => `(${branch})`).join(' OR ')})`;
+  const bound = firstKeyBound(keys[0], state.v[0], params);
+  return bound ? `${bound} AND ${seek}` : seek;
+}
+
+/**
+ * A condition every row after the cursor meets, on the first sort key alone: implied by the seek, but
+ * unlike its OR an index range, so the `(company_uuid, key, id)` index starts at the cursor instead of
+ * reading (and filtering) every row before it. None where NULLs may follow the value.
+ */
+function firstKeyBound(key: SortKey | undefined, value: unknown, params: Params): string | undefined {
+  if (!key) return undefined;
+  const col = `t.${ident(key.column.name)}`;
+  // ASC puts NULLs last: after a NULL only NULLs; after a value, greater values (then NULLs).
+  if (key.direction === 'ASC') {
+    if (value === null) return `${col} IS NULL`;
+    return key.column.nullable === false ? `${col} >= ${params.add(value)}` : undefined;
+  }
+  // DESC puts NULLs first: after a value, only smaller ones.
+  return value === null ? undefined : `${col} <= ${params.add(value)}`;
 }

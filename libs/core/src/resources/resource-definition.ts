@@ -8,6 +8,8 @@ export interface ColumnInfo {
   kind: ColumnKind;
   /** Allowed values of an enum column. */
   enum?: string[];
+  /** Whether the column may hold NULL (a keyset cursor can bound a NOT NULL sort column by an index range). */
+  nullable?: boolean;
 }
 
 export interface EmbedInfo {

@@ -83,6 +83,7 @@ export class ResourceRegistry {
         name: column.propertyName,
         kind: columnKind(column),
         enum: column.enum?.map(String),
+        nullable: column.isNullable,
       });
     }
     const embeds: EmbedInfo[] = (model.embed ?? []).map((property) => {
