@@ -25,6 +25,8 @@ export interface ListQuery {
   cursor: boolean;
   /** With a cursor: the condition that starts the page after it (not part of the total). */
   seek?: string;
+  /** Whether `query` searches (a trigram-indexed condition among `conditions`). */
+  search: boolean;
 }
 
 const OPERATORS = [
@@ -160,6 +162,7 @@ export function parseListQuery(
   params: Params,
 ): ListQuery {
   const conditions: string[] = [];
+  let search = false;
   for (const [name, value] of Object.entries(query)) {
     if (RESERVED.has(name)) continue;
     conditions.push(filter(name, single(name, value), def, params));
@@ -167,6 +170,7 @@ export function parseListQuery(
   if (query.query !== undefined) {
     const text = single('query', query.query);
     if (text !== '' && def.searchable.length) {
+      search = true;
       const pattern = params.add(likePattern(text));
       conditions.push(
         `(${def.searchable.map((column) => `t.${ident(column)} ILIKE ${pattern} ESCAPE '\\'`).join(' OR ')})`,
@@ -196,5 +200,15 @@ export function parseListQuery(
       'cursor continues a list: it cannot be combined with page or offset.',
     );
   const seek = cursor ? afterCursor(single('cursor', query.cursor), sort, keys, def, params) : undefined;
-  return { conditions, orderBy, limit, offset: cursor ? 0 : offset, sort, sortKeys: keys, cursor, seek };
+  return {
+    conditions,
+    orderBy,
+    limit,
+    offset: cursor ? 0 : offset,
+    sort,
+    sortKeys: keys,
+    cursor,
+    seek,
+    search,
+  };
 }

@@ -210,25 +210,41 @@ export const scopedSql = {
 
   /**
    * A page of records as served, embeds included, and the filtered total counted up to `countLimit`
-   * rows (the count stops there): one statement. The page is cut first (a top-N read from the
+   * rows (the count stops there): one statement (two for a search matching `countLimit` rows or more). The page is cut first (a top-N read from the
    * `(company_uuid, <sort column>, id)` index) and only its rows are serialised.
    */
   async pageRecords(
     sql: Sql,
     def: ResourceDefinition,
     company: string,
-    query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek'>,
+    query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek' | 'search'>,
     params: Params,
     limit: number,
     countLimit = EXACT_TOTAL_LIMIT + 1,
   ) {
-    const text = pageStatement(def, company, query, params, limit, countLimit);
-    const [row] = await sql.rows(text, params.values);
-    return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };
+    const parsed = params.values.length;
+    const run = async (matchesFirst: boolean) => {
+      // Each statement binds the parsed conditions' values, then its own.
+      const own = new Params();
+      own.values.push(...params.values.slice(0, parsed));
+      const text = pageStatement(def, company, query, own, limit, countLimit, matchesFirst);
+      const [row] = await sql.rows(text, own.values);
+      return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };
+    };
+    // A search reads its matches once; only when they reach the count limit is the page cut by the index.
+    if (!query.search) return run(false);
+    const found = await run(true);
+    return found.total < countLimit ? found : run(false);
   },
 };
 
-/** The statement of `scopedSql.pageRecords` (exported so tests can EXPLAIN it); adds its values to `params`. */
+/**
+ * The statement of `scopedSql.pageRecords` (exported so tests can EXPLAIN it); adds its values to `params`.
+ *
+ * With `matchesFirst` (a search), the matching ids are collected once (one trigram index scan, at most
+ * `countLimit` of them), counted, and the page is cut from them: exact only while fewer than `countLimit`
+ * match, so the caller runs the plain statement when the count reaches it.
+ */
 export function pageStatement(
   def: ResourceDefinition,
   company: string,
@@ -236,13 +252,23 @@ export function pageStatement(
   params: Params,
   limit: number,
   countLimit = EXACT_TOTAL_LIMIT + 1,
+  matchesFirst = false,
 ): string {
   const conditions = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions].join(' AND ');
-  const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
   const table = ident(def.table);
+  const records = (from: string) =>
+    `(SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
+          FROM (SELECT t.* FROM ${table} t WHERE ${from}
+                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) AS "records"`;
+  if (matchesFirst) {
+    const cap = params.add(countLimit);
+    const seek = query.seek ? ` AND ${query.seek}` : '';
+    return `WITH m AS MATERIALIZED (SELECT t."id" FROM ${table} t WHERE ${conditions} LIMIT ${cap})
+       SELECT (SELECT count(*) FROM m) AS "total",
+         ${records(`t."id" IN (SELECT m."id" FROM m)${seek}`)}`;
+  }
+  const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
   return `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${table} t WHERE ${conditions}
                    LIMIT ${params.add(countLimit)}) c) AS "total",
-         (SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
-          FROM (SELECT t.* FROM ${table} t WHERE ${page}
-                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) AS "records"`;
+         ${records(page)}`;
 }
