@@ -689,7 +689,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ListMeta: {
-            /** @description Records matching the filters: exact up to 10000; past that (`total_exact: false`) a lower bound, at least one more than the last record of this page while a next page exists. */
+            /** @description Records matching the filters: exact up to 10000; past that (`total_exact: false`) a lower bound: on a page/offset page at least one more than its last record while a next page exists (so `last_page` admits it), exact again on the last page. */
             total: number;
             /** @description false when more than 10000 records match and `total` is a lower bound (the count stops there so every page costs the same). */
             total_exact: boolean;

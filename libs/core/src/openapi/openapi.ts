@@ -33,7 +33,7 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       total: {
         type: 'integer',
-        description: `Records matching the filters: exact up to ${EXACT_TOTAL_LIMIT}; past that (\`total_exact: false\`) a lower bound, at least one more than the last record of this page while a next page exists.`,
+        description: `Records matching the filters: exact up to ${EXACT_TOTAL_LIMIT}; past that (\`total_exact: false\`) a lower bound: on a page/offset page at least one more than its last record while a next page exists (so \`last_page\` admits it), exact again on the last page.`,
       },
       total_exact: {
         type: 'boolean',
