@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -121,9 +122,13 @@ async function waitFor(url: string) {
   throw new Error(`${url} did not come up`);
 }
 
+/** The 1-minute load average before and after a size's measurements (other work skews latencies). */
+const loads: Record<number, number[]> = {};
+
 async function measureSize(rows: number): Promise<Record<string, Timing>> {
   const { config, env } = benchConfig();
   const results: Record<string, Timing> = {};
+  loads[rows] = [];
   await withBenchDatabase(config, async () => {
     const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
     await dataSource.initialize();
@@ -152,6 +157,7 @@ async function measureSize(rows: number): Promise<Record<string, Timing>> {
         'cursor (same depth)': `${W}?limit=30&cursor=${cursor}`,
         'GET one': `${W}/${uuid}`,
       };
+      loads[rows].push(Number(loadavg()[0].toFixed(2)));
       for (const [name, path] of Object.entries(requests)) {
         const single_ms = await single(url, path, api_key);
         if (WARMUP) await load(url, path, api_key).catch(() => undefined);
@@ -160,6 +166,8 @@ async function measureSize(rows: number): Promise<Record<string, Timing>> {
           `scale ${rows}: ${name.padEnd(26)} single ${single_ms} ms; ${CONNECTIONS} connections p50 ${results[name].p50_ms} / p99 ${results[name].p99_ms} ms, ${Math.round(results[name].rps)} req/s${results[name].errors ? `, ${results[name].errors} errors` : ''}`,
         );
       }
+      loads[rows].push(Number(loadavg()[0].toFixed(2)));
+      log(`scale ${rows}: load average ${loads[rows].join(' → ')}`);
     } finally {
       await stopProcess(api);
       await dataSource.destroy();
@@ -188,6 +196,7 @@ export async function scaleRound(): Promise<void> {
     JSON.stringify(
       {
         settings: { sizes: SIZES, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP },
+        load_average: loads,
         results: bySize,
         targets: { first_page_ms: 20, search_ms: 50, ratio_to_small: 1.5 },
       },
