@@ -1,4 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
+import { bullConnection } from '@wharf/core';
+import { DELIVERY_QUEUE, DELIVER_BATCH, DeliveryBatchJobData } from '@wharf/webhooks';
+import { Queue } from 'bullmq';
 import { createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
@@ -178,6 +181,77 @@ describe('webhooks: nothing committed is lost', () => {
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
+    }
+  }, 120_000);
+
+  it('a job carrying several first attempts records each as it is answered; SIGKILL mid-batch loses none and resends none recorded', async () => {
+    assertBuilt();
+    const acme = await createCompany(api, 'Batch');
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);
+    // Committed while no worker runs: the first admission takes max_in_flight (10) of them at once.
+    const uuids = await createWarehouses(api, acme.key, 30, 'batch');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Three answers at once, the rest held open until the first worker is dead.
+    receiver.respond = (_request, index) => (index < 3 ? { status: 200 } : { status: 200, until: held });
+    const env = {
+      DATABASE_URL: api.config.databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: api.config.queuePrefix,
+      NODE_ENV: 'test',
+      ...FAST_WEBHOOKS,
+    };
+    const logged = async () =>
+      (
+        await sql(
+          api,
+          `SELECT count(*)::int AS n FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1`,
+          [endpoint.uuid],
+        )
+      )[0].n as number;
+    const first = runNode(WORKER, [], env);
+    const queue = new Queue(DELIVERY_QUEUE, {
+      connection: bullConnection(REDIS_URL),
+      prefix: api.config.queuePrefix,
+    });
+    let second: ReturnType<typeof runNode> | undefined;
+    try {
+      // The three answered are durable while the other seven of their job are still being sent (and the
+      // successors admitted into the three freed slots may be too).
+      await eventually(async () => receiver.requests.length >= 10 && (await logged()) === 3, 30_000);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const sentBeforeKill = receiver.requests.length;
+      // The first admission's ten are one job, still active in Redis (the successors' may be another).
+      const batches = (await queue.getJobs(['active']))
+        .filter((job) => job.name === DELIVER_BATCH)
+        .map((job) => (job.data as DeliveryBatchJobData).deliveries.length);
+      expect(Math.max(0, ...batches)).toBe(10);
+      release();
+      second = runNode(WORKER, [], env);
+      await eventually(async () => createdUuids(receiver).size === 30, 60_000);
+      expect([...createdUuids(receiver)].sort()).toEqual([...uuids].sort());
+      await eventually(async () => (await logged()) === 30, 30_000);
+      // One attempt record per delivery: the stalled batch re-ran only the seven never recorded.
+      const rows = await sql(
+        api,
+        `SELECT d.status, count(l.uuid)::int AS attempts FROM webhook_deliveries d
+         LEFT JOIN webhook_request_logs l ON l.webhook_delivery_uuid = d.uuid
+         WHERE d.webhook_endpoint_uuid = $1 GROUP BY d.uuid, d.status`,
+        [endpoint.uuid],
+      );
+      expect(rows).toHaveLength(30);
+      expect(rows.every((row) => row.status === 'successful' && row.attempts === 1)).toBe(true);
+      const ids = receiver.requests.map((request) => String(request.headers['webhook-id']));
+      // Every request cut off by the kill is sent again, with the same webhook-id; the three recorded are not.
+      expect(ids).toHaveLength(sentBeforeKill + 27);
+      expect(new Set(ids).size).toBe(30);
+    } finally {
+      release();
+      await queue.close();
+      first.child.kill('SIGKILL');
+      second?.child.kill('SIGTERM');
+      await second?.exited;
     }
   }, 120_000);
 });

@@ -22,6 +22,33 @@ export interface DeliveryJobData {
 
 export const deliveryJobId = (delivery: string, attempts: number) => `${delivery}.${attempts}`;
 
+/** One delivery of a batch job: the endpoint and company are the job's. */
+export type BatchedDelivery = Pick<DeliveryJobData, 'delivery' | 'eventId' | 'event' | 'body' | 'attempts'>;
+
+/** First attempts at one endpoint admitted by one statement, sent by one job. */
+export interface DeliveryBatchJobData {
+  endpoint: string;
+  endpointVersion: number;
+  company: string;
+  deliveries: BatchedDelivery[];
+}
+
+export const DELIVER_BATCH = 'deliver-batch';
+
+/**
+ * A batch job's id: its endpoint and the admitting transaction's now() in microseconds, which every
+ * delivery of the batch keeps as its admitted_at, so the sweeper can name the job from PostgreSQL alone.
+ */
+export const deliveryBatchJobId = (endpoint: string, admission: string) => `${endpoint}.${admission}`;
+
+/** The single-delivery job data of a batched delivery (a batch whose endpoint got a rate limit is split). */
+export const unbatched = (batch: DeliveryBatchJobData, delivery: BatchedDelivery): DeliveryJobData => ({
+  endpoint: batch.endpoint,
+  endpointVersion: batch.endpointVersion,
+  company: batch.company,
+  ...delivery,
+});
+
 /**
  * One job per admission of a delivery, its id the delivery uuid and the attempts made before it: enqueueing
  * the same admission again (the sweeper) is a no-op, while a retry, admitted after the previous attempt's
@@ -48,6 +75,10 @@ export function deliveryJob(
 
 /** A delivery as PostgreSQL gives it (admission and loadDeliveryJobs select these columns). */
 export interface DeliveryRow {
+  /** admitted_at in microseconds since the epoch (a bigint, so a string): names its batch job. */
+  admission: string;
+  /** The endpoint has a rate limit: each send needs its own slot, so each delivery gets its own job. */
+  limited: boolean;
   uuid: string;
   webhook_endpoint_uuid: string;
   company_uuid: string;
@@ -72,29 +103,86 @@ export function deliveryJobData(row: DeliveryRow): DeliveryJobData {
   };
 }
 
-/** Job data for deliveries still admitted, read from PostgreSQL (the sweeper uses this). */
-export async function loadDeliveryJobs(dataSource: DataSource, uuids: string[]): Promise<DeliveryJobData[]> {
+type QueuedJob = { name: string; data: DeliveryJobData | DeliveryBatchJobData; opts: JobsOptions };
+
+/**
+ * The jobs of admitted deliveries: first attempts at an endpoint without a rate limit admitted together
+ * share one job (at most its max_in_flight of them); a retry, or a send under a rate limit, has a job of
+ * its own. Sharing a job cut BullMQ's and Redis's share of the cost per delivery (bench:webhooks: one
+ * add, one moveToActive and one moveToFinished per batch instead of per delivery).
+ */
+export function deliveryJobs(rows: DeliveryRow[], maxAttempts: number): QueuedJob[] {
+  const jobs: QueuedJob[] = [];
+  const batches = new Map<string, DeliveryRow[]>();
+  for (const row of rows) {
+    if (row.attempts > 0 || row.limited) {
+      jobs.push(deliveryJob(deliveryJobData(row), maxAttempts));
+      continue;
+    }
+    const id = deliveryBatchJobId(row.webhook_endpoint_uuid, row.admission);
+    const batch = batches.get(id);
+    if (batch) batch.push(row);
+    else batches.set(id, [row]);
+  }
+  for (const [jobId, batch] of batches) {
+    if (batch.length === 1) {
+      jobs.push(deliveryJob(deliveryJobData(batch[0]), maxAttempts));
+      continue;
+    }
+    const data: DeliveryBatchJobData = {
+      endpoint: batch[0].webhook_endpoint_uuid,
+      endpointVersion: Math.max(...batch.map((row) => Number(row.version))),
+      company: batch[0].company_uuid,
+      deliveries: batch.map((row) => ({
+        delivery: row.uuid,
+        eventId: row.event_id,
+        event: row.name,
+        body: row.body,
+        attempts: row.attempts,
+      })),
+    };
+    jobs.push({
+      name: DELIVER_BATCH,
+      data,
+      opts: {
+        jobId,
+        attempts: maxAttempts,
+        backoff: { type: 'fixed', delay: 1000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    });
+  }
+  return jobs;
+}
+
+/** Rows for deliveries still admitted, read from PostgreSQL (the sweeper uses this). */
+export async function loadDeliveryRows(dataSource: DataSource, uuids: string[]): Promise<DeliveryRow[]> {
   if (!uuids.length) return [];
-  const rows: DeliveryRow[] = await dataSource.query(
+  return dataSource.query(
     `SELECT d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, e.event_id, e.name, e.payload::text AS body,
-            (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+            (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version,
+            (extract(epoch FROM d.admitted_at) * 1000000)::bigint AS admission,
+            ep.rate_limit_per_second IS NOT NULL AS limited
      FROM webhook_deliveries d
      JOIN webhook_events e ON e.event_id = d.event_id
      JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
      WHERE d.uuid = ANY($1::uuid[]) AND d.status = 'pending' AND d.admitted_at IS NOT NULL`,
     [uuids],
   );
-  return rows.map(deliveryJobData);
 }
 
-/** Enqueues the given admitted deliveries; a delivery whose job still exists is left as it is. */
+/**
+ * Enqueues the given admitted deliveries; a job that still exists is left as it is (the sweeper passes
+ * only deliveries whose job, batch or single, is gone, so a batch is rebuilt under its own id).
+ */
 export async function enqueueDeliveries(
   dataSource: DataSource,
   queue: Queue,
   uuids: string[],
   maxAttempts: number,
 ): Promise<number> {
-  const jobs = await loadDeliveryJobs(dataSource, uuids);
-  if (jobs.length) await queue.addBulk(jobs.map((job) => deliveryJob(job, maxAttempts)));
-  return jobs.length;
+  const rows = await loadDeliveryRows(dataSource, uuids);
+  if (rows.length) await queue.addBulk(deliveryJobs(rows, maxAttempts));
+  return rows.length;
 }

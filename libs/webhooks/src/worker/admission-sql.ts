@@ -41,10 +41,15 @@ export const inOrder = (d: string, ordered: string, barrier: string, settled = (
      WHERE p.webhook_endpoint_uuid = ${d}.webhook_endpoint_uuid AND p.entity_key = ${d}.entity_key
        AND p.status = 'pending' AND p.event_seq < ${d}.event_seq AND NOT ${settled('p')}))`;
 
-/** The job data of admitted deliveries `a` (uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id). */
+/**
+ * The job data of admitted deliveries `a` (uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id,
+ * admitted_at): a DeliveryRow.
+ */
 export const jobRows = (a: string) => `
 SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body,
-  (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version
+  (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version,
+  (extract(epoch FROM a.admitted_at) * 1000000)::bigint AS admission,
+  ep.rate_limit_per_second IS NOT NULL AS limited
 FROM ${a} a
 JOIN webhook_events e ON e.event_id = a.event_id
 JOIN webhook_endpoints ep ON ep.uuid = a.webhook_endpoint_uuid`;

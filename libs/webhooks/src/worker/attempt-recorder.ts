@@ -88,7 +88,7 @@ WITH batch AS (
   WHERE NOT EXISTS (SELECT 1 FROM unnest($2::uuid[], $3::text[]) AS g(uuid, change) WHERE g.uuid = f.endpoint AND g.change = 'gone')
 ), admitted AS (
   UPDATE webhook_deliveries d SET admitted_at = now() FROM successor s WHERE d.uuid = s.uuid
-  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at
 ), health AS (
   SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
 ), locked AS (
@@ -121,7 +121,7 @@ FROM locked l WHERE ep.uuid = l.uuid
 )
 SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
 CROSS JOIN LATERAL (SELECT count(*) AS n FROM successor s WHERE s.endpoint = f.endpoint) got
 WHERE f.n > got.n AND ${firstWaitingAt('f.endpoint', 'got.n')} <= now()`;
 

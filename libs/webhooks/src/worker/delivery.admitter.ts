@@ -4,7 +4,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared, withPoolClient } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, DeliveryRow, deliveryJob, deliveryJobData } from '../delivery/delivery-queue';
+import {
+  DELIVERY_QUEUE,
+  DeliveryJobData,
+  DeliveryRow,
+  deliveryJob,
+  deliveryJobs,
+} from '../delivery/delivery-queue';
 import {
   OUTBOX_BARRIER,
   admittedCount,
@@ -49,7 +55,7 @@ WITH barrier AS (${OUTBOX_BARRIER}
   ) w WHERE ep.status = 'enabled' AND ep.free > 0
 ), admitted AS (
   UPDATE webhook_deliveries d SET admitted_at = now() FROM picked p WHERE d.uuid = p.uuid AND d.admitted_at IS NULL
-  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at
 ), dropped AS (
   -- An array of uuids, found through the waiting index: a join here could plan as a scan of every delivery.
   UPDATE webhook_deliveries d SET status = 'failed', updated_at = now()
@@ -174,8 +180,13 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
    */
   async enqueue(rows: DeliveryRow[]): Promise<void> {
     if (!rows.length) return;
+    await this.queue.addBulk(deliveryJobs(rows, maxAttempts(this.config.webhooks.retrySchedule)));
+  }
+
+  /** Gives each of these admitted deliveries a job of its own (a batch split up by the processor). */
+  async enqueueEach(deliveries: DeliveryJobData[]): Promise<void> {
     const attempts = maxAttempts(this.config.webhooks.retrySchedule);
-    await this.queue.addBulk(rows.map((row) => deliveryJob(deliveryJobData(row), attempts)));
+    await this.queue.addBulk(deliveries.map((data) => deliveryJob(data, attempts)));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -4,12 +4,19 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, OutageMonitor, unavailableDependency } from '@wharf/core';
 import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, DeliveryJobData } from '../delivery/delivery-queue';
+import {
+  BatchedDelivery,
+  DELIVERY_QUEUE,
+  DELIVER_BATCH,
+  DeliveryBatchJobData,
+  DeliveryJobData,
+  unbatched,
+} from '../delivery/delivery-queue';
 import { WebhookSender } from '../delivery/webhook-sender';
 import { AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 import { DeliveryMetrics } from './delivery-metrics';
-import { EndpointCache } from './endpoint-cache';
+import { CachedEndpoint, EndpointCache } from './endpoint-cache';
 import { EndpointRateLimiter } from './endpoint-rate-limiter';
 import { InFlightJobs } from './in-flight-jobs';
 import { maxAttempts, retryDelay } from './retry-schedule';
@@ -24,7 +31,8 @@ const WAKE_BEFORE_SLOT_MS = 120;
 const SLEEP_FOR_SLOT_MS = 150;
 
 /**
- * Delivers one webhook attempt per job (worker process only). The job carries the envelope; attempt
+ * Delivers webhook attempts (worker process only): one per job, or, for first attempts admitted together
+ * to an endpoint without a rate limit, all of them in one job (see deliveryJobs). The job carries the envelope; attempt
  * numbers start from the count PostgreSQL had when the delivery was admitted, so a delivery re-enqueued
  * after Redis lost its jobs keeps counting where it was. A failed attempt is recorded with its next
  * attempt time and the job completes: the delivery waits in PostgreSQL, holding neither a worker slot nor
@@ -73,10 +81,11 @@ export class DeliveryProcessor
     });
   }
 
-  async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+  async process(job: Job<DeliveryJobData | DeliveryBatchJobData>, token?: string): Promise<void> {
     this.inFlight.track(job, token);
     try {
-      await this.deliver(job, token);
+      if (job.name === DELIVER_BATCH) await this.deliverBatch(job as Job<DeliveryBatchJobData>);
+      else await this.deliver(job as Job<DeliveryJobData>, token);
     } finally {
       this.inFlight.untrack(job);
     }
@@ -85,15 +94,7 @@ export class DeliveryProcessor
   private async deliver(job: Job<DeliveryJobData>, token?: string): Promise<void> {
     const data = job.data;
     const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
-    if (!endpoint || endpoint.status !== 'enabled') {
-      await this.dataSource.query(
-        `UPDATE webhook_deliveries SET status = 'failed', admitted_at = NULL, updated_at = now()
-         WHERE uuid = $1 AND status = 'pending'`,
-        [data.delivery],
-      );
-      this.admitter.admit([data.endpoint]);
-      return;
-    }
+    if (!endpoint || endpoint.status !== 'enabled') return this.failDisabled(data.endpoint, [data.delivery]);
     if (endpoint.rateLimitPerSecond !== null) {
       const { slot, waitMs } = await this.rateLimiter.reserve(
         endpoint.uuid,
@@ -108,6 +109,60 @@ export class DeliveryProcessor
       }
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
+    await this.attempt(job, endpoint, data);
+  }
+
+  /**
+   * First attempts at one endpoint, admitted together: sent at once, each recorded as soon as it is
+   * answered (its own durable record and freed slot, not waiting for the rest), the job done when all
+   * are recorded. A run after the first (a crash left the job stalled, a record failed, a shutdown handed
+   * it back) sends only the deliveries PostgreSQL still has admitted: those recorded before are not sent
+   * again.
+   */
+  private async deliverBatch(job: Job<DeliveryBatchJobData>): Promise<void> {
+    const data = job.data;
+    const deliveries = job.attemptsStarted > 1 ? await this.stillAdmitted(data) : data.deliveries;
+    if (!deliveries.length) return;
+    const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
+    if (!endpoint || endpoint.status !== 'enabled') {
+      return this.failDisabled(
+        data.endpoint,
+        deliveries.map((d) => d.delivery),
+      );
+    }
+    // A rate limit set since the admission: each send needs its own slot, so each delivery its own job.
+    if (endpoint.rateLimitPerSecond !== null) {
+      return this.admitter.enqueueEach(deliveries.map((d) => unbatched(data, d)));
+    }
+    const results = await Promise.allSettled(
+      deliveries.map((d) => this.attempt(job, endpoint, unbatched(data, d))),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private async stillAdmitted(data: DeliveryBatchJobData): Promise<BatchedDelivery[]> {
+    const rows: { uuid: string; attempts: number }[] = await this.dataSource.query(
+      `SELECT uuid, attempts FROM webhook_deliveries
+       WHERE uuid = ANY($1::uuid[]) AND status = 'pending' AND admitted_at IS NOT NULL`,
+      [data.deliveries.map((d) => d.delivery)],
+    );
+    const admitted = new Map(rows.map((row) => [row.uuid, row.attempts]));
+    return data.deliveries.filter((d) => admitted.get(d.delivery) === d.attempts);
+  }
+
+  /** Deliveries to an endpoint that is gone or no longer enabled fail, as their attempt would. */
+  private async failDisabled(endpoint: string, deliveries: string[]): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'failed', admitted_at = NULL, updated_at = now()
+       WHERE uuid = ANY($1::uuid[]) AND status = 'pending'`,
+      [deliveries],
+    );
+    this.admitter.admit([endpoint]);
+  }
+
+  /** Sends one attempt and resolves once its record is durable. */
+  private async attempt(job: Job, endpoint: CachedEndpoint, data: DeliveryJobData): Promise<void> {
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
     this.metrics.started(data.endpoint);

@@ -5,7 +5,12 @@ import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { PeriodicTask } from './periodic-task';
-import { DELIVERY_QUEUE, deliveryJobId, enqueueDeliveries } from '../delivery/delivery-queue';
+import {
+  DELIVERY_QUEUE,
+  deliveryBatchJobId,
+  deliveryJobId,
+  enqueueDeliveries,
+} from '../delivery/delivery-queue';
 import { maxAttempts } from './retry-schedule';
 
 /**
@@ -34,16 +39,28 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
 
   /** Returns how many deliveries it re-enqueued. */
   async sweep(): Promise<number> {
-    const late: { uuid: string; attempts: number }[] = await this.dataSource.query(
-      `SELECT uuid, attempts FROM webhook_deliveries
+    const late: { uuid: string; endpoint: string; attempts: number; admission: string }[] =
+      await this.dataSource.query(
+        `SELECT uuid, webhook_endpoint_uuid AS endpoint, attempts,
+              (extract(epoch FROM admitted_at) * 1000000)::bigint AS admission
+       FROM webhook_deliveries
        WHERE status = 'pending' AND admitted_at < now() - make_interval(secs => $1)
        ORDER BY admitted_at LIMIT 1000`,
-      [this.config.webhooks.sweepGraceMs / 1000],
-    );
+        [this.config.webhooks.sweepGraceMs / 1000],
+      );
     // Redis first, PostgreSQL again after: a job that finished between the two reads has recorded its
-    // attempt (the delivery is no longer admitted), so it is not enqueued a second time.
+    // attempt (the delivery is no longer admitted), so it is not enqueued a second time. A first attempt
+    // may be in its admission's batch job or, admitted alone, under a rate limit or split from a batch,
+    // in a job of its own; a retry is always alone.
+    const batches = new Map<string, boolean>();
     const lost: string[] = [];
     for (const delivery of late) {
+      if (delivery.attempts === 0) {
+        const batchId = deliveryBatchJobId(delivery.endpoint, delivery.admission);
+        let exists = batches.get(batchId);
+        if (exists === undefined) batches.set(batchId, (exists = !!(await this.queue.getJob(batchId))));
+        if (exists) continue;
+      }
       if (!(await this.queue.getJob(deliveryJobId(delivery.uuid, delivery.attempts))))
         lost.push(delivery.uuid);
     }
