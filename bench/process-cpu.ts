@@ -20,6 +20,20 @@ function procSeconds(pid: number): number | undefined {
   }
 }
 
+/** `postgres: [cluster: ]user database host(port) activity`: a client backend's process title. */
+const CLIENT_BACKEND = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/;
+
+let ownDatabase: string | undefined;
+
+/**
+ * Counts only the client backends of this database (and every background process: WAL writer,
+ * checkpointer, autovacuum): on a machine others share, their backends once made PostgreSQL's share of a
+ * delivery swing from 170 to 450 µs between two runs of the same code.
+ */
+export function countPostgresOf(database: string): void {
+  ownDatabase = database;
+}
+
 function postgresPids(): number[] {
   try {
     return readdirSync('/proc')
@@ -27,7 +41,11 @@ function postgresPids(): number[] {
       .map(Number)
       .filter((pid) => {
         try {
-          return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
+          if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) return false;
+          if (ownDatabase === undefined) return true;
+          const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+          const client = CLIENT_BACKEND.exec(title);
+          return !client || client[1] === ownDatabase;
         } catch {
           return false;
         }

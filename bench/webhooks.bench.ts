@@ -19,7 +19,7 @@ import {
   stopProcess,
   withBenchDatabase,
 } from './bench-support';
-import { cpuPerItem, readCpu } from './process-cpu';
+import { countPostgresOf, cpuPerItem, readCpu } from './process-cpu';
 
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -114,6 +114,7 @@ async function bullmqHttpFloor(
 async function main() {
   // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
   const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
+  countPostgresOf(new URL(config.databaseUrl).pathname.slice(1));
   await withBenchDatabase(config, async () => {
     const receipts = new Map<string, number>();
     let floorReceipts = 0;
