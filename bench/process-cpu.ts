@@ -22,13 +22,15 @@ function procSeconds(pid: number): number | undefined {
 
 /** `postgres: [cluster: ]user database host(port) activity`: a client backend's process title. */
 const CLIENT_BACKEND = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/;
+/** `postgres: [cluster: ]autovacuum worker database`. */
+const AUTOVACUUM = /^postgres: (?:\S+: )?autovacuum worker (\S+)/;
 
 let ownDatabase: string | undefined;
 
 /**
- * Counts only the client backends of this database (and every background process: WAL writer,
- * checkpointer, autovacuum): on a machine others share, their backends once made PostgreSQL's share of a
- * delivery swing from 170 to 450 µs between two runs of the same code.
+ * Counts only the client backends and autovacuum workers of this database (and the shared background
+ * processes: WAL writer, checkpointer): on a machine others share, their backends once made
+ * PostgreSQL's share of a delivery swing from 170 to 450 µs between two runs of the same code.
  */
 export function countPostgresOf(database: string): void {
   ownDatabase = database;
@@ -44,8 +46,8 @@ function postgresPids(): number[] {
           if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) return false;
           if (ownDatabase === undefined) return true;
           const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-          const client = CLIENT_BACKEND.exec(title);
-          return !client || client[1] === ownDatabase;
+          const own = CLIENT_BACKEND.exec(title) ?? AUTOVACUUM.exec(title);
+          return !own || own[1] === ownDatabase;
         } catch {
           return false;
         }
