@@ -254,4 +254,46 @@ describe('webhooks: nothing committed is lost', () => {
       await second?.exited;
     }
   }, 120_000);
+
+  it('a batch job Redis lost with its worker is rebuilt by the sweeper from PostgreSQL: all arrive, one webhook-id each', async () => {
+    assertBuilt();
+    const acme = await createCompany(api, 'BatchAmnesia');
+    await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);
+    const uuids = await createWarehouses(api, acme.key, 25, 'batch-amnesia');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.respond = () => ({ status: 200, until: held });
+    const env = {
+      DATABASE_URL: api.config.databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: api.config.queuePrefix,
+      NODE_ENV: 'test',
+      ...FAST_WEBHOOKS,
+    };
+    const first = runNode(WORKER, [], env);
+    let second: ReturnType<typeof runNode> | undefined;
+    try {
+      // The first admission's ten are in flight in one job; then the worker dies and Redis forgets it.
+      await eventually(async () => receiver.requests.length === 10, 30_000);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      await deleteQueueKeys(api.config);
+      release();
+      second = runNode(WORKER, [], env);
+      await eventually(async () => createdUuids(receiver).size === 25, 60_000);
+      expect([...createdUuids(receiver)].sort()).toEqual([...uuids].sort());
+      const ids = new Map<string, Set<string>>();
+      for (const request of receiver.requests) {
+        const envelope = JSON.parse(request.body);
+        expect(request.headers['webhook-id']).toBe(envelope.id);
+        ids.set(envelope.data.id, (ids.get(envelope.data.id) ?? new Set()).add(envelope.id));
+      }
+      for (const set of ids.values()) expect(set.size).toBe(1);
+    } finally {
+      release();
+      first.child.kill('SIGKILL');
+      second?.child.kill('SIGTERM');
+      await second?.exited;
+    }
+  }, 120_000);
 });
