@@ -82,7 +82,8 @@ export class DeliveryProcessor
   }
 
   async process(job: Job<DeliveryJobData | DeliveryBatchJobData>, token?: string): Promise<void> {
-    this.inFlight.track(job, token);
+    const batch = job.name === DELIVER_BATCH ? (job.data as DeliveryBatchJobData).deliveries.length : 1;
+    this.inFlight.track(job, token, batch);
     try {
       if (job.name === DELIVER_BATCH) await this.deliverBatch(job as Job<DeliveryBatchJobData>);
       else await this.deliver(job as Job<DeliveryJobData>, token);

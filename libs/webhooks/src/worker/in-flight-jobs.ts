@@ -6,12 +6,13 @@ import { Job, Worker } from 'bullmq';
  * SHUTDOWN_TIMEOUT_MS, hand the rest back to the queue instead of waiting for them without bound.
  */
 export class InFlightJobs {
-  private readonly jobs = new Map<string, { job: Job; token?: string }>();
+  private readonly jobs = new Map<string, { job: Job; token?: string; deliveries: number }>();
   private readonly released = new Set<string>();
   private emptied?: () => void;
 
-  track(job: Job, token?: string): void {
-    this.jobs.set(job.id!, { job, token });
+  /** `deliveries`: how many the job sends (a batch job sends several). */
+  track(job: Job, token?: string, deliveries = 1): void {
+    this.jobs.set(job.id!, { job, token, deliveries });
   }
 
   untrack(job: Job): void {
@@ -24,8 +25,11 @@ export class InFlightJobs {
     return this.released.has(job.id!);
   }
 
+  /** Deliveries being sent, over all jobs. */
   get size(): number {
-    return this.jobs.size;
+    let deliveries = 0;
+    for (const { deliveries: n } of this.jobs.values()) deliveries += n;
+    return deliveries;
   }
 
   /**
@@ -35,7 +39,7 @@ export class InFlightJobs {
    */
   async drain(worker: Worker, timeoutMs: number, logger: Logger, onRelease: () => void): Promise<void> {
     await worker.pause(true);
-    const inFlight = this.jobs.size;
+    const inFlight = this.size;
     logger.log({ msg: `shutting down with ${inFlight} deliveries in flight`, inFlight });
     const finished = await new Promise<boolean>((resolve) => {
       if (!this.jobs.size) return resolve(true);
@@ -51,6 +55,7 @@ export class InFlightJobs {
       return;
     }
     const left = [...this.jobs.values()];
+    const released = this.size;
     for (const { job } of left) this.released.add(job.id!);
     onRelease();
     const moved = await Promise.all(
@@ -63,8 +68,8 @@ export class InFlightJobs {
     );
     await worker.close(true);
     logger.warn({
-      msg: `shutdown timeout: handed ${left.length} unfinished deliveries back to the queue`,
-      released: left.length,
+      msg: `shutdown timeout: handed ${released} unfinished deliveries back to the queue`,
+      released,
       movedNow: moved.filter(Boolean).length,
     });
   }
