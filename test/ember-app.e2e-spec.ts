@@ -120,7 +120,9 @@ suite('examples/ember-app: stock Ember Data against the api, from another origin
         QUEUE_PREFIX: api.config.queuePrefix,
         NODE_ENV: 'test',
       });
-      expect((await run.exited).code).toBe(0);
+      // Exits cleanly; when it does not, its output is the failure message.
+      const { code } = await run.exited;
+      expect(code === 0 ? '' : `exit ${code}: ${run.output()}`).toBe('');
       const fresh = await filesUnder(dir);
       const committed = (await filesUnder(join(APP, 'app'))).filter((file) =>
         GENERATED_DIRS.some((prefix) => file.startsWith(prefix)),

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global } from '@nestjs/common';
 import { Extension, ResourcesModule } from '@wharf/core';
+import { DeliveryQueueCloser } from './delivery/delivery-queue-closer';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { WebhookSender } from './delivery/webhook-sender';
 import { WebhookEndpointController } from './endpoints/webhook-endpoint.controller';
@@ -47,6 +48,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookSenderAddressesController,
   ],
   providers: [
+    DeliveryQueueCloser,
     OutboxWriter,
     WebhookEndpointsService,
     WebhookEndpointHooks,

@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { DeliveryQueueCloser } from './delivery/delivery-queue-closer';
 import { DELIVERY_QUEUE } from './delivery/delivery-queue';
 import { AttemptWriter } from './worker/attempt-writer';
 import { DeliveryAdmitter } from './worker/delivery.admitter';
@@ -23,6 +24,7 @@ export { recordAttempts } from './worker/attempt-recorder';
 @Module({
   imports: [BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   providers: [
+    DeliveryQueueCloser,
     OutboxRelay,
     DeliverySweeper,
     DeliveryProcessor,
