@@ -7,7 +7,7 @@ import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
 import { Receiver } from './support/receiver';
 import { REDIS_URL, TestApi, deleteQueueKeys, startApi } from './support/test-app';
-import { FAST_WEBHOOKS, createEndpoint, sql, warehouse } from './support/webhooks';
+import { FAST_WEBHOOKS, createEndpoint, sql, warehouse, workerEnv } from './support/webhooks';
 import { startWorker } from './support/worker';
 import { join } from 'node:path';
 
@@ -152,14 +152,7 @@ describe('webhooks: nothing committed is lost', () => {
     const acme = await createCompany(api, 'Crash');
     await createEndpoint(api, acme, `${receiver.url}/hook`, ['warehouse.created']);
     receiver.respond = () => ({ status: 200, delayMs: 150 });
-    const env = {
-      DATABASE_URL: api.config.databaseUrl,
-      REDIS_URL,
-      QUEUE_PREFIX: api.config.queuePrefix,
-      NODE_ENV: 'test',
-      WEBHOOKS_CONCURRENCY: '5',
-      ...FAST_WEBHOOKS,
-    };
+    const env = workerEnv(api, { WEBHOOKS_CONCURRENCY: '5' });
     const first = runNode(WORKER, [], env);
     const uuids = await createWarehouses(api, acme.key, 100, 'crash');
     await eventually(async () => receiver.requests.length >= 10, 30_000);
@@ -194,13 +187,7 @@ describe('webhooks: nothing committed is lost', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     // Three answers at once, the rest held open until the first worker is dead.
     receiver.respond = (_request, index) => (index < 3 ? { status: 200 } : { status: 200, until: held });
-    const env = {
-      DATABASE_URL: api.config.databaseUrl,
-      REDIS_URL,
-      QUEUE_PREFIX: api.config.queuePrefix,
-      NODE_ENV: 'test',
-      ...FAST_WEBHOOKS,
-    };
+    const env = workerEnv(api);
     const logged = async () =>
       (
         await sql(
@@ -263,13 +250,7 @@ describe('webhooks: nothing committed is lost', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     receiver.respond = () => ({ status: 200, until: held });
-    const env = {
-      DATABASE_URL: api.config.databaseUrl,
-      REDIS_URL,
-      QUEUE_PREFIX: api.config.queuePrefix,
-      NODE_ENV: 'test',
-      ...FAST_WEBHOOKS,
-    };
+    const env = workerEnv(api);
     const first = runNode(WORKER, [], env);
     let second: ReturnType<typeof runNode> | undefined;
     try {

@@ -4,8 +4,8 @@ import { TestCompany, createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
 import { Receiver } from './support/receiver';
-import { REDIS_URL, TestApi, startApi } from './support/test-app';
-import { FAST_WEBHOOKS, createEndpoint, sql, warehouse } from './support/webhooks';
+import { TestApi, startApi } from './support/test-app';
+import { FAST_WEBHOOKS, createEndpoint, sql, warehouse, workerEnv } from './support/webhooks';
 import { startWorker } from './support/worker';
 
 const W = '/inventory/int/v1/warehouses';
@@ -13,16 +13,6 @@ const E = '/int/v1/webhook-endpoints';
 /** These suites write hundreds of records a minute from one address. */
 const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '100000' };
 const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
-
-function workerEnv(api: TestApi): Record<string, string> {
-  return {
-    DATABASE_URL: api.config.databaseUrl,
-    REDIS_URL,
-    QUEUE_PREFIX: api.config.queuePrefix,
-    NODE_ENV: 'test',
-    ...FAST_WEBHOOKS,
-  };
-}
 
 async function createWarehouses(api: TestApi, company: TestCompany, count: number): Promise<string[]> {
   const uuids: string[] = [];

@@ -3,8 +3,8 @@ import { TestCompany, createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
 import { Received, Receiver } from './support/receiver';
-import { REDIS_URL, TestApi, startApi } from './support/test-app';
-import { FAST_WEBHOOKS, createEndpoint, warehouse } from './support/webhooks';
+import { TestApi, startApi } from './support/test-app';
+import { FAST_WEBHOOKS, createEndpoint, warehouse, workerEnv } from './support/webhooks';
 import { startWorker } from './support/worker';
 
 const W = '/inventory/int/v1/warehouses';
@@ -166,13 +166,7 @@ describe('webhooks: ordered delivery survives a worker crash', () => {
     let crashed = false;
     receiver.respond = (request) =>
       !crashed && position(request).index === 0 ? { status: 200, until: new Promise(() => undefined) } : {};
-    const env = {
-      DATABASE_URL: api.config.databaseUrl,
-      REDIS_URL,
-      QUEUE_PREFIX: api.config.queuePrefix,
-      NODE_ENV: 'test',
-      ...FAST_WEBHOOKS,
-    };
+    const env = workerEnv(api);
     const first = runNode(WORKER, [], env);
     let second: ReturnType<typeof runNode> | undefined;
     try {

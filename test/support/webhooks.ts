@@ -1,7 +1,7 @@
 import { WebhookEndpointsService } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { TestCompany } from './accounts';
-import { TestApi } from './test-app';
+import { REDIS_URL, TestApi } from './test-app';
 
 export const FAST_WEBHOOKS = {
   WEBHOOKS_RETRY_SCHEDULE: '100ms,200ms',
@@ -9,6 +9,18 @@ export const FAST_WEBHOOKS = {
   WEBHOOKS_POLL_INTERVAL: '200ms',
   WEBHOOKS_SWEEP_GRACE: '1s',
 };
+
+/** The environment of a worker process started beside `api` (its database, queue prefix, fast retries). */
+export function workerEnv(api: TestApi, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: api.config.databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: api.config.queuePrefix,
+    NODE_ENV: 'test',
+    ...FAST_WEBHOOKS,
+    ...extra,
+  };
+}
 
 export async function createEndpoint(
   api: TestApi,
