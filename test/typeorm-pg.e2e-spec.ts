@@ -1,4 +1,11 @@
-import { clientOf, dataSourceOptions, dropDatabase, ensureDatabase, poolOf } from '@wharf/core';
+import {
+  clientOf,
+  dataSourceOptions,
+  dropDatabase,
+  ensureDatabase,
+  poolOf,
+  withPoolClient,
+} from '@wharf/core';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { testConfig } from './support/test-app';
@@ -48,5 +55,30 @@ describe('typeorm-pg: pg pool and transaction connection behind TypeORM', () => 
       await queryRunner.rollbackTransaction();
       await queryRunner.release();
     }
+  });
+
+  it('withPoolClient survives its connection dying between two statements and drops that connection', async () => {
+    const pool = poolOf(dataSource);
+    let killed: number | undefined;
+    const work = withPoolClient(pool, async (client) => {
+      const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+      killed = pid;
+      // Killed while no statement runs on it: pg emits 'error' on the idle-but-checked-out client,
+      // which without withPoolClient's listener is an uncaught exception that fails this test.
+      const closed = new Promise((resolve) =>
+        (client as unknown as { connection: { once(event: string, fn: () => void): void } }).connection.once(
+          'end',
+          () => resolve(undefined),
+        ),
+      );
+      await dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
+      await closed;
+      return client.query('SELECT 1');
+    });
+    await expect(work).rejects.toThrow();
+    // The broken connection left the pool: the next statement runs on another backend.
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(killed).toEqual(expect.any(Number));
+    expect(rows[0].pid).not.toBe(killed);
   });
 });
