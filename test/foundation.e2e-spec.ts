@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Body, Controller, Post } from '@nestjs/common';
 import { Extension, Public, dropDatabase } from '@wharf/core';
-import { redisAnswers } from './support/redis';
+import { freePort } from './support/ports';
+import { startOwnRedis } from './support/redis';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
 import { BASE_DATABASE_URL, REDIS_URL, TestApi, startApi, testConfig } from './support/test-app';
@@ -18,17 +17,6 @@ class EchoController {
 
 @Extension({ name: 'echo', entities: [], controllers: [EchoController] })
 class EchoExtension {}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 function expectErrorFormat(body: any, status: number) {
   expect(body).toEqual({
@@ -107,18 +95,9 @@ describe('foundation: HTTP conventions', () => {
 
 describe('foundation: health reports a Redis outage', () => {
   it('answers 503 naming redis when its Redis stops, 200 before', async () => {
-    const port = await freePort();
-    const redis = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const redisUrl = `redis://127.0.0.1:${port}`;
+    const { url: redisUrl, server: redis } = await startOwnRedis();
     let api: TestApi | undefined;
     try {
-      await eventually(() => redisAnswers(redisUrl), 5000);
       api = await startApi({ env: { REDIS_URL: redisUrl } });
       const url = api.url;
       await eventually(async () => (await http(url, 'GET', '/health')).status === 200);

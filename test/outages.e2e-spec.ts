@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import {
   AppConfig,
@@ -16,7 +15,7 @@ import {
 } from '@wharf/core';
 import { IsString } from 'class-validator';
 import { Column, Entity, MigrationInterface, QueryRunner } from 'typeorm';
-import { redisAnswers } from './support/redis';
+import { startOwnRedis } from './support/redis';
 import { createCompany } from './support/accounts';
 import { Client } from 'pg';
 import { eventually, http } from './support/http';
@@ -232,19 +231,10 @@ describe('outages: a failed rollback never hides the error', () => {
 
 describe('outages: rate limiting while Redis is down', () => {
   it('RATE_LIMIT_FAIL=open serves unmetered, closed answers 503; each api logs the outage once', async () => {
-    const port = await freePort();
-    const redis = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const redisUrl = `redis://127.0.0.1:${port}`;
+    const { url: redisUrl, server: redis } = await startOwnRedis();
     const apis: TestApi[] = [];
     const warned = jest.spyOn(PinoNestLogger.prototype, 'warn');
     try {
-      await eventually(() => redisAnswers(redisUrl), 10_000);
       for (const mode of ['open', 'closed'])
         apis.push(await startApi({ env: { REDIS_URL: redisUrl, RATE_LIMIT_FAIL: mode } }));
       const [open, closed] = apis;

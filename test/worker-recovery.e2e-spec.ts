@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { redisAnswers } from './support/redis';
+import { startOwnRedis } from './support/redis';
 import { createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
-import { freePort } from './support/ports';
 import { CLI, Spawned, assertBuilt, runNode } from './support/processes';
 import { Receiver } from './support/receiver';
 import { REDIS_URL, TestApi, startApi } from './support/test-app';
@@ -34,16 +32,8 @@ describe('worker recovery: a worker killed between claim and enqueue', () => {
     const { endpoint } = await createEndpoint(api, company, `${receiver.url}/hook`, ['warehouse.created']);
     // The first worker's Redis dies after it started: its relay claims the events in PostgreSQL, then cannot
     // enqueue them; killed then, it leaves exactly what a SIGKILL between claim and enqueue leaves.
-    const port = await freePort();
-    const doomed = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
+    const { url: doomedUrl, server: doomed } = await startOwnRedis();
     try {
-      await eventually(() => redisAnswers(`redis://127.0.0.1:${port}`), 10_000);
       const env = {
         NODE_ENV: 'test',
         LOG_LEVEL: 'info',
@@ -51,7 +41,7 @@ describe('worker recovery: a worker killed between claim and enqueue', () => {
         QUEUE_PREFIX: api.config.queuePrefix,
         WEBHOOKS_POLL_INTERVAL: '200ms',
       };
-      const first = runNode(WORKER, [], { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
+      const first = runNode(WORKER, [], { ...env, REDIS_URL: doomedUrl });
       children.push(first);
       await eventually(async () => first.output().includes('Wharf worker ready'), 30_000);
       doomed.kill('SIGKILL');

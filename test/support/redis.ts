@@ -1,4 +1,7 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { eventually } from './http';
+import { freePort } from './ports';
 
 /** Whether a Redis answers PING at `url` now (one try, no reconnects): for waiting on a server a test started. */
 export async function redisAnswers(url: string): Promise<boolean> {
@@ -10,4 +13,22 @@ export async function redisAnswers(url: string): Promise<boolean> {
   } finally {
     client.disconnect();
   }
+}
+
+/** A throwaway Redis on a free port (for tests that stop it), answering PING when this resolves. */
+export async function startOwnRedis(): Promise<{ url: string; server: ChildProcess }> {
+  const port = await freePort();
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  try {
+    await eventually(() => redisAnswers(url), 10_000);
+  } catch (error) {
+    server.kill('SIGKILL');
+    throw error;
+  }
+  return { url, server };
 }
