@@ -27,9 +27,34 @@ export async function lockAndUpdate(
 ): Promise<LockedUpdate | undefined> {
   if (!UUID.test(uuid)) return undefined;
   const params = new Params();
+  const columns = Object.keys(values);
+  const written = columns.map((column, i) => `CASE WHEN d."f${i}" THEN ${literal(column)} END`);
+  const rows = await sql.rows(
+    `WITH ${lockedUpdateCtes(def, params, params.add(company), params.add(uuid), values, 'FOR UPDATE')}
+     SELECT false AS "__after", array_remove(ARRAY[${written.join(', ')}]::text[], NULL) AS "__written", b.* FROM b, d
+     UNION ALL SELECT true, NULL, u.* FROM u`,
+    params.values,
+  );
+  const before = rows.find((row) => !row.__after);
+  if (!before) return undefined;
+  const after = rows.find((row) => row.__after);
+  return { before: rowOf(before), written: before.__written as string[], after: after && rowOf(after) };
+}
+
+/**
+ * The CTEs of a locked update of the caller's record (both placeholders of `params`): `b` the stored row, locked with `lock`; `d` its uuid
+ * and, per column of `values` (non-empty), `f<i>`: whether the value differs; `u` the row as written,
+ * absent when nothing differed (then nothing is written, `updated_at` kept).
+ */
+export function lockedUpdateCtes(
+  def: ResourceDefinition,
+  params: Params,
+  companyParam: string,
+  uuidParam: string,
+  values: Record<string, unknown>,
+  lock: 'FOR UPDATE' | 'FOR UPDATE NOWAIT',
+): string {
   const table = ident(def.table);
-  const uuidParam = params.add(uuid);
-  const companyParam = params.add(company);
   const columns = Object.keys(values);
   // json has no equality operator; jsonb's ignores key order and whitespace, as a client means it.
   const differs = columns.map((column, i) => {
@@ -42,22 +67,14 @@ export async function lockAndUpdate(
     (column, i) =>
       `${ident(column)} = CASE WHEN d."f${i}" THEN ${bind(def, params, column, values[column])} ELSE t.${ident(column)} END`,
   );
-  const written = columns.map((column, i) => `CASE WHEN d."f${i}" THEN ${literal(column)} END`);
-  const rows = await sql.rows(
-    `WITH b AS MATERIALIZED (SELECT * FROM ${table} WHERE "uuid" = ${uuidParam} AND "company_uuid" = ${companyParam} FOR UPDATE),
-       d AS (SELECT b."uuid", ${differs.join(', ')} FROM b),
-       u AS (UPDATE ${table} t SET ${[...sets, '"updated_at" = now()'].join(', ')} FROM d
-             WHERE t."uuid" = d."uuid" AND t."company_uuid" = ${companyParam}
-               AND (${columns.map((_, i) => `d."f${i}"`).join(' OR ')}) RETURNING t.*)
-     SELECT false AS "__after", array_remove(ARRAY[${written.join(', ')}]::text[], NULL) AS "__written", b.* FROM b, d
-     UNION ALL SELECT true, NULL, u.* FROM u`,
-    params.values,
-  );
-  const before = rows.find((row) => !row.__after);
-  if (!before) return undefined;
-  const after = rows.find((row) => row.__after);
-  return { before: rowOf(before), written: before.__written as string[], after: after && rowOf(after) };
+  return `b AS MATERIALIZED (SELECT * FROM ${table} WHERE "uuid" = ${uuidParam} AND "company_uuid" = ${companyParam} ${lock}),
+    d AS (SELECT b."uuid", ${differs.join(', ')} FROM b),
+    u AS (UPDATE ${table} t SET ${[...sets, '"updated_at" = now()'].join(', ')} FROM d
+          WHERE t."uuid" = d."uuid" AND t."company_uuid" = ${companyParam} AND (${anyDiffers(columns)}) RETURNING t.*)`;
 }
+
+/** Whether any column of a locked update differs (see lockedUpdateCtes). */
+export const anyDiffers = (columns: string[]) => columns.map((_, i) => `d."f${i}"`).join(' OR ');
 
 function rowOf({ __after, __written, ...row }: ResourceRow): ResourceRow {
   void __after;

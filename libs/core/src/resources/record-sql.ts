@@ -5,7 +5,7 @@ import { ident } from './sql';
 const MAX_KEYS = 50;
 
 /** A column as the wire shows it: timestamps as ISO-8601 with milliseconds in UTC, as `Date#toJSON` writes them. */
-function value(alias: string, column: ColumnInfo): string {
+export function wireValue(alias: string, column: ColumnInfo): string {
   const ref = `${alias}.${ident(column.name)}`;
   return column.kind === 'timestamp'
     ? `to_char(${ref} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
@@ -26,7 +26,7 @@ function object(pairs: [string, string][]): string {
 function columns(def: ResourceDefinition, alias: string): [string, string][] {
   return [
     ['id', `${alias}."uuid"`],
-    ...[...def.columns.values()].map((column): [string, string] => [column.name, value(alias, column)]),
+    ...[...def.columns.values()].map((column): [string, string] => [column.name, wireValue(alias, column)]),
   ];
 }
 

@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { QueryRunner } from 'typeorm';
 import { ResourceDefinition } from './resource-definition';
+import type { Params } from './sql';
 
 export type ResourceAction = 'created' | 'updated' | 'deleted';
 
@@ -32,6 +33,33 @@ export interface WriteListener {
     changes: ResourceChange[],
     events: DomainEvent[],
   ): Promise<void>;
+
+  /**
+   * The same, for a plain create or update that runs as one statement (no transaction around it): the
+   * SQL that records `change` inside that statement. Without this method every write is a transaction.
+   */
+  inStatement?(change: StatementChange): StatementParts;
+}
+
+/** A change made by a one-statement write, as SQL a write listener can read. */
+export interface StatementChange {
+  resource: ResourceDefinition;
+  action: 'created' | 'updated';
+  /**
+   * A CTE of at most one row: `record` (json, the record as served), `changes` (json `{field: [old, new]}`
+   * of an update, NULL for a create) and `changed` (false for an update that changed nothing: no event).
+   */
+  source: string;
+  /** The statement's parameters: add every value here, never into the text. */
+  params: Params;
+  /** The parameter holding the writer's company uuid. */
+  company: string;
+}
+
+/** What a listener adds to a one-statement write: CTEs (data-modifying ones always run), and select-list expressions that must be evaluated (e.g. a NOTIFY). */
+export interface StatementParts {
+  with: string[];
+  select: string[];
 }
 
 export const WRITE_LISTENER = Symbol('wharf:write-listener');

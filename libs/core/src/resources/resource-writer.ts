@@ -2,13 +2,15 @@ import { ATTRIBUTES_POINTER } from '../http/pointer';
 import { WriteInput } from './body-reader';
 import { NestedWrites } from './nested-writes';
 import { Changes, diff, pick, updatedChange } from './record-changes';
-import { ResourceChange } from './resource-change';
 import { ResourceDefinition } from './resource-definition';
 import { notFound } from './resource-errors';
 import { ResourceHooks, ResourceRow } from './resource-hooks';
 import { PointedValues, checkReferences } from './reference-checks';
 import { serialize, serializeOne, strip } from './resource-serializer';
-import { UUID, scopedSql } from './resource-sql';
+import { LOCK_NOT_AVAILABLE, insertInOneStatement, updateInOneStatement } from './one-statement-sql';
+import { ResourceChange, WriteListener } from './resource-change';
+import { explainDbError } from './resource-errors';
+import { Sql, UUID, scopedSql } from './resource-sql';
 import type { WriteTransaction } from './write-transaction';
 
 type Record_ = Record<string, unknown>;
@@ -36,6 +38,52 @@ export class ResourceWriter {
     readonly hooksOf: (def: ResourceDefinition) => ResourceHooks | undefined,
     private readonly referrersOf: (def: ResourceDefinition) => Referrer[],
   ) {}
+
+  /**
+   * A plain write — no nested object, no reference given, no hook of the resource — whose every listener
+   * can record it inside a statement (WriteListener.inStatement) is one statement committed on its own.
+   * These return its record; undefined, with nothing written, when the write needs a transaction.
+   */
+  async createAlone(sql: Sql, company: string, input: WriteInput, listeners: WriteListener[]) {
+    if (!this.alone(input, listeners)) return undefined;
+    return this.explained(insertInOneStatement(sql, this.def, company, input.values, listeners));
+  }
+
+  /** See createAlone; also undefined when another write holds the record (the transaction waits for it). */
+  async updateAlone(sql: Sql, company: string, uuid: string, input: WriteInput, listeners: WriteListener[]) {
+    if (!this.alone(input, listeners) || !Object.keys(input.values).length) return undefined;
+    try {
+      const record = await this.explained(
+        updateInOneStatement(sql, this.def, company, uuid, input.values, listeners),
+      );
+      if (!record) throw notFound(this.def, uuid);
+      return record;
+    } catch (error) {
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return undefined;
+      throw error;
+    }
+  }
+
+  private alone({ values, toOne, toMany }: WriteInput, listeners: WriteListener[]): boolean {
+    const hooks = this.hooksOf(this.def);
+    return (
+      !toOne.size &&
+      !toMany.size &&
+      !this.def.references.some((reference) => values[reference.column] != null) &&
+      !hooks?.beforeCreate &&
+      !hooks?.beforeUpdate &&
+      !hooks?.afterWrite &&
+      listeners.every((listener) => listener.inStatement)
+    );
+  }
+
+  private async explained<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (error) {
+      throw explainDbError(error);
+    }
+  }
 
   async createIn(tx: WriteTransaction, input: WriteInput): Promise<Record_> {
     const values = { ...input.values };

@@ -8,6 +8,7 @@ import { ResourceReader } from './resource-reader';
 import { serialize } from './resource-serializer';
 import { Sql, sqlOfPool } from './resource-sql';
 import { runWriteTransaction } from './resource-transaction';
+import { RequestContext } from '../tenancy/request-context';
 import { Referrer, ResourceWriter } from './resource-writer';
 import { DeclaredEvents, WriteTransaction } from './write-transaction';
 
@@ -22,6 +23,7 @@ type Record_ = Record<string, unknown>;
 export class ResourceService {
   private readonly reader: ResourceReader;
   private readonly writer: ResourceWriter;
+  private readonly sql: Sql;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -34,7 +36,8 @@ export class ResourceService {
     /** The custom events `tx.emit` accepts. */
     private readonly declared?: DeclaredEvents,
   ) {
-    this.reader = new ResourceReader(def, sqlOfPool(poolOf(dataSource)));
+    this.sql = sqlOfPool(poolOf(dataSource));
+    this.reader = new ResourceReader(def, this.sql);
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
 
@@ -48,11 +51,26 @@ export class ResourceService {
 
   async create(body: unknown) {
     const input = readWriteBody(this.def, body, false);
+    const alone = await this.writer.createAlone(
+      this.sql,
+      RequestContext.companyUuid(),
+      input,
+      this.listeners,
+    );
+    if (alone) return this.wrap(alone);
     return this.transaction(async (tx) => this.wrap(await this.writer.createIn(tx, input)));
   }
 
   async update(uuid: string, body: unknown) {
     const input = readWriteBody(this.def, body, true);
+    const alone = await this.writer.updateAlone(
+      this.sql,
+      RequestContext.companyUuid(),
+      uuid,
+      input,
+      this.listeners,
+    );
+    if (alone) return this.wrap(alone);
     return this.transaction(async (tx) => {
       const plain = await this.writer.updatePlainIn(tx, uuid, input);
       if (plain) return this.wrap(plain);

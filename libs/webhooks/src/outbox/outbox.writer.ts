@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvent, ResourceChange, ResourceWriteListener, WriteListener } from '@wharf/core';
+import {
+  DomainEvent,
+  ResourceChange,
+  ResourceWriteListener,
+  StatementChange,
+  StatementParts,
+  WriteListener,
+} from '@wharf/core';
 import { QueryRunner } from 'typeorm';
-import { changeEnvelope, domainEnvelope } from './envelope';
+import { API_VERSION, changeEnvelope, domainEnvelope, newEventId } from './envelope';
 
 export const OUTBOX_CHANNEL = 'wharf_webhook_events';
 /** Sent on OUTBOX_CHANNEL when deliveries were put back to wait (resend, recover): workers admit them. */
@@ -43,5 +50,27 @@ export class OutboxWriter implements WriteListener {
         envelopes.map((e) => JSON.stringify(e)),
       ],
     );
+  }
+
+  /**
+   * The same row for a one-statement write, its envelope built by PostgreSQL around the record as served:
+   * the shape of `changeEnvelope`, with `additionalData` appended to the record's own JSON text.
+   */
+  inStatement({ resource, action, source, params, company }: StatementChange): StatementParts {
+    if (resource.events === false) return { with: [], select: [] };
+    const name = `${resource.keys.singular}.${action}`.replace(/'/g, "''");
+    const id = params.add(newEventId());
+    const additional = action === 'updated' ? `'{"changes" : ' || ${source}."changes"::text || '}'` : `'{}'`;
+    const payload = `json_build_object('id', ${id}::text, 'api_version', '${API_VERSION}', 'event', '${name}',
+      'created_at', ${params.add(new Date().toISOString())}::text,
+      'data', (left(${source}."record"::text, -1) || ', "additionalData" : ' || ${additional} || '}')::json)`;
+    return {
+      with: [
+        `outbox AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
+           SELECT ${id}::text, ${company}, '${name}', ${payload} FROM ${source} WHERE ${source}."changed" RETURNING 1)`,
+      ],
+      // Evaluated by the statement's SELECT: a CTE that only reads runs only if something reads it.
+      select: [`(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM outbox LIMIT 1) AS "notified"`],
+    };
   }
 }
