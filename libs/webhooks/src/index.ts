@@ -1,5 +1,5 @@
 export * from './delivery/delivery-queue';
-export * from './delivery/guarded-dispatcher';
+export * from './delivery/blocked-target.error';
 export * from './delivery/target-policy';
 export * from './delivery/webhook-sender';
 export * from './endpoints/endpoint-secrets';

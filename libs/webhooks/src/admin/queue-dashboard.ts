@@ -1,9 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { getQueueToken } from '@nestjs/bullmq';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import { AppConfig, errorObject } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
@@ -37,6 +34,12 @@ export function adminAuthorized(authorization: string | undefined, token: string
 export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const token = config.adminToken;
   if (!token) return;
+  // Loaded only when mounted: bull-board holds about 5 MB of heap an api without the dashboard never uses.
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/fastify'),
+  ]);
   const queue = app.get<Queue>(getQueueToken(DELIVERY_QUEUE), { strict: false });
   const board = new FastifyAdapter();
   board.setBasePath(QUEUE_DASHBOARD_PATH);

@@ -3,10 +3,9 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { addressRefusal, hostNameRefusal, portRefusal } from './target-policy';
 
-/** Raised before any socket is opened to a refused address; its message becomes the log's `blocked: …`. */
-export class BlockedTargetError extends Error {
-  readonly code = 'WHARF_BLOCKED_TARGET';
-}
+import { BlockedTargetError } from './blocked-target.error';
+
+export { BlockedTargetError } from './blocked-target.error';
 
 export type Resolver = (
   hostname: string,

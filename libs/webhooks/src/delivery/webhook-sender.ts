@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import { Readable } from 'node:stream';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { sign } from '../endpoints/secrets';
-import { BlockedTargetError, createGuardedDispatcher } from './guarded-dispatcher';
+import { BlockedTargetError } from './blocked-target.error';
 import { Refusal, urlRefusal } from './target-policy';
 
 export const MAX_LOGGED_BODY = 64 * 1024;
@@ -139,7 +139,11 @@ function readCapped(body: Readable, deadline: number): Promise<string> {
  */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
-  private readonly dispatcher: Agent;
+  /**
+   * Made at the first send: undici holds about 5 MB of heap, and the api sends only when a user tests an
+   * endpoint.
+   */
+  private dispatcher?: Agent;
   private readonly policy = {
     httpsOnly: this.config.nodeEnv === 'production',
     allowPrivate: this.config.webhooks.allowPrivateTargets,
@@ -147,12 +151,18 @@ export class WebhookSender implements OnApplicationShutdown {
   /** Parsed and checked once per URL: the policy is fixed for the process, and a worker sends to few URLs. */
   private readonly targets = new Map<string, Target>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.dispatcher = createGuardedDispatcher({
-      allowPrivate: config.webhooks.allowPrivateTargets,
-      restrictPorts: config.nodeEnv === 'production',
-      timeoutMs: config.webhooks.timeoutMs,
-    });
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  private async dispatcherFor(): Promise<Agent> {
+    if (!this.dispatcher) {
+      const { createGuardedDispatcher } = await import('./guarded-dispatcher');
+      this.dispatcher ??= createGuardedDispatcher({
+        allowPrivate: this.config.webhooks.allowPrivateTargets,
+        restrictPorts: this.config.nodeEnv === 'production',
+        timeoutMs: this.config.webhooks.timeoutMs,
+      });
+    }
+    return this.dispatcher;
   }
 
   /** An attempt that never left: nothing sent, `error` says why (e.g. a secret no key opens). */
@@ -209,7 +219,8 @@ export class WebhookSender implements OnApplicationShutdown {
     // answer complete only after the limit is a timeout whatever its status.
     const timeoutMs = this.config.webhooks.timeoutMs;
     try {
-      const response = await this.dispatcher.request({
+      const dispatcher = this.dispatcher ?? (await this.dispatcherFor());
+      const response = await dispatcher.request({
         origin: target.origin,
         path: target.path,
         method: 'POST',
@@ -256,11 +267,11 @@ export class WebhookSender implements OnApplicationShutdown {
 
   /** Cuts every request in flight (a shutdown that stopped waiting for them). */
   async abort(): Promise<void> {
-    if (!this.dispatcher.destroyed) await this.dispatcher.destroy();
+    if (this.dispatcher && !this.dispatcher.destroyed) await this.dispatcher.destroy();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.dispatcher.destroyed) return;
+    if (!this.dispatcher || this.dispatcher.destroyed) return;
     await this.dispatcher.close();
   }
 }
