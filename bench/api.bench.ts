@@ -6,6 +6,7 @@ import { AccountsService, dataSourceOptions } from '@wharf/core';
 import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { scaleRound } from './api-scale';
+import { countPostgresOf, postgresSecondsBetween, serverCpuSeconds } from './process-cpu';
 import {
   benchConfig,
   forkScript,
@@ -29,6 +30,8 @@ interface Measure {
   p50: number;
   p99: number;
   errors: number;
+  /** Microseconds of CPU per request of the server process and of PostgreSQL: steadier than req/s on a shared machine. */
+  cpu: { server: number; postgresql: number };
 }
 
 async function seed(dataSource: DataSource, companyUuid: string): Promise<string[]> {
@@ -53,15 +56,29 @@ async function seed(dataSource: DataSource, companyUuid: string): Promise<string
   return (await dataSource.query('SELECT uuid FROM warehouses')).map((r: { uuid: string }) => r.uuid);
 }
 
-function run(url: string, options: Partial<autocannon.Options>, duration: number): Promise<Measure> {
+function run(
+  url: string,
+  options: Partial<autocannon.Options>,
+  duration: number,
+  pid: number,
+): Promise<Measure> {
+  const before = serverCpuSeconds(pid);
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration, ...options }, (error, result) => {
       if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+      const after = serverCpuSeconds(pid);
+      const seconds = {
+        server: after.server - before.server,
+        postgresql: postgresSecondsBetween(before.postgresql, after.postgresql),
+      };
+      const us = (part: 'server' | 'postgresql') =>
+        Math.round((seconds[part] * 1e6) / Math.max(1, result.requests.total));
       resolve({
         rps: result.requests.average,
         p50: result.latency.p50,
         p99: result.latency.p99,
         errors: result.non2xx + result.errors,
+        cpu: { server: us('server'), postgresql: us('postgresql') },
       });
     });
   });
@@ -122,9 +139,9 @@ function routes(key: string, uuids: string[]) {
   } as Record<string, Partial<autocannon.Options>>;
 }
 
-async function measure(url: string, options: Partial<autocannon.Options>): Promise<Measure> {
-  if (WARMUP) await run(url, options, WARMUP);
-  return run(url, options, DURATION);
+async function measure(url: string, pid: number, options: Partial<autocannon.Options>): Promise<Measure> {
+  if (WARMUP) await run(url, options, WARMUP, pid);
+  return run(url, options, DURATION, pid);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -133,6 +150,10 @@ const summarise = (list: Measure[]) => ({
   p50_ms: median(list.map((m) => m.p50)),
   p99_ms: median(list.map((m) => m.p99)),
   errors: list.reduce((sum, m) => sum + m.errors, 0),
+  cpu_us_per_request: {
+    server: median(list.map((m) => m.cpu.server)),
+    postgresql: median(list.map((m) => m.cpu.postgresql)),
+  },
 });
 
 function peakRssMb(pid: number): number {
@@ -184,6 +205,7 @@ async function compareShapes(targets: Record<Side, string>, key: string, uuid: s
 
 async function main() {
   const { config, env } = benchConfig();
+  countPostgresOf(new URL(config.databaseUrl).pathname.slice(1));
   await withBenchDatabase(config, async () => {
     const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
     await dataSource.initialize();
@@ -213,7 +235,8 @@ async function main() {
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate which side goes first so drift (caches, autovacuum) hits all alike.
         const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
-        for (const side of order) results[name][side].push(await measure(targets[side], options));
+        for (const side of order)
+          results[name][side].push(await measure(targets[side], processes[side].pid!, options));
       }
     }
 
@@ -226,7 +249,7 @@ async function main() {
     }
     const withEndpoints: Measure[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      withEndpoints.push(await measure(targets.api, plan.POST));
+      withEndpoints.push(await measure(targets.api, api.pid!, plan.POST));
     }
 
     const ratio = (a: number, b: number) => Number((a / b).toFixed(3));
@@ -239,6 +262,10 @@ async function main() {
         peer,
         ratio_to_limit: ratio(a.rps, limit.rps),
         ratio_to_peer: ratio(a.rps, peer.rps),
+        cpu_ratio_to_limit: ratio(
+          a.cpu_us_per_request.server + a.cpu_us_per_request.postgresql,
+          limit.cpu_us_per_request.server + limit.cpu_us_per_request.postgresql,
+        ),
       };
     });
     const postWith = summarise(withEndpoints);
@@ -259,10 +286,14 @@ async function main() {
       peak_rss_mb: Object.fromEntries(SIDES.map((side) => [side, peakRssMb(processes[side].pid!)])),
       targets: { ratio_to_limit: 0.8, ratio_to_peer: 2, api_peak_rss_mb: 160, post_with_3_endpoints: 0.85 },
     };
-    process.stdout.write('route      api req/s  limit req/s  peer req/s  ÷limit  ÷peer  api p50/p99 ms\n');
+    process.stdout.write(
+      'route      api req/s  limit req/s  peer req/s  ÷limit  ÷peer  api p50/p99 ms  CPU µs/req api|limit (server+pg)\n',
+    );
+    const cpu = (m: { cpu_us_per_request: { server: number; postgresql: number } }) =>
+      `${m.cpu_us_per_request.server}+${m.cpu_us_per_request.postgresql}`;
     for (const row of table) {
       process.stdout.write(
-        `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.limit.rps).padStart(11)}  ${String(row.peer.rps).padStart(10)}  ${row.ratio_to_limit.toFixed(2).padStart(6)}  ${row.ratio_to_peer.toFixed(2).padStart(5)}  ${row.api.p50_ms}/${row.api.p99_ms}\n`,
+        `${row.route.padEnd(10)} ${String(row.api.rps).padStart(9)}  ${String(row.limit.rps).padStart(11)}  ${String(row.peer.rps).padStart(10)}  ${row.ratio_to_limit.toFixed(2).padStart(6)}  ${row.ratio_to_peer.toFixed(2).padStart(5)}  ${`${row.api.p50_ms}/${row.api.p99_ms}`.padEnd(14)}  ${cpu(row.api)} | ${cpu(row.limit)}\n`,
       );
     }
     for (const row of table)

@@ -36,6 +36,23 @@ export function countPostgresOf(database: string): void {
   ownDatabase = database;
 }
 
+/** CPU seconds used so far by `pid` and by each of this database's PostgreSQL processes (see countPostgresOf). */
+export function serverCpuSeconds(pid: number): { server: number; postgresql: Map<number, number> } {
+  const postgresql = new Map<number, number>();
+  for (const each of postgresPids()) {
+    const seconds = procSeconds(each);
+    if (seconds !== undefined) postgresql.set(each, seconds);
+  }
+  return { server: procSeconds(pid) ?? 0, postgresql };
+}
+
+/** PostgreSQL CPU seconds between two readings: a process that exited in between is left out, a new one counts whole. */
+export function postgresSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
+  return seconds;
+}
+
 function postgresPids(): number[] {
   try {
     return readdirSync('/proc')

@@ -7,6 +7,17 @@ import { Params, UUID, bind, ident, literal } from './sql';
 
 type Record_ = Record<string, unknown>;
 
+/**
+ * `values` with its columns in declaration order: a statement's shape then depends on which columns a client
+ * sends, not on their order, so the prepared shapes stay few.
+ */
+function inDeclarationOrder(def: ResourceDefinition, values: Record_): Record_ {
+  const ordered: Record_ = {};
+  for (const column of def.columns.keys())
+    if (Object.hasOwn(values, column)) ordered[column] = values[column];
+  return Object.assign(ordered, values);
+}
+
 /** PostgreSQL's lock_not_available: a NOWAIT lock found the row held. */
 export const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -44,6 +55,7 @@ export function insertInOneStatement(
   values: Record_,
   listeners: WriteListener[],
 ): Promise<Record_ | undefined> {
+  values = inDeclarationOrder(def, values);
   const params = new Params();
   const columns = Object.keys(values);
   const placeholders = columns.map((column) => bind(def, params, column, values[column]));
@@ -80,6 +92,7 @@ export function updateInOneStatement(
   listeners: WriteListener[],
 ): Promise<Record_ | undefined> {
   if (!UUID.test(uuid)) return Promise.resolve(undefined);
+  values = inDeclarationOrder(def, values);
   const params = new Params();
   const columns = Object.keys(values);
   const companyParam = params.add(company);
