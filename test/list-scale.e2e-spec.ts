@@ -36,7 +36,7 @@ function nodes(plan: PlanNode): PlanNode[] {
 /**
  * A list page costs the same in a company of ten thousand or a million records: sorted first pages are
  * read from the `(company_uuid, column, id)` index, the count stops at EXACT_TOTAL_LIMIT, and `query=`
- * uses the trigram index of the searchable columns.
+ * reads its matches from the search index (5-grams of the searchable columns).
  */
 describe('list: pages that stay flat as a company grows', () => {
   let api: TestApi;
@@ -62,7 +62,7 @@ describe('list: pages that stay flat as a company grows', () => {
         [company.uuid, rows],
       );
     }
-    // As autovacuum leaves it: statistics, and the GIN pending list merged into the trigram index.
+    // As autovacuum leaves it: statistics, and the GIN pending list merged into the search index.
     await dataSource.query('VACUUM ANALYZE warehouses');
   }, 60_000);
   afterAll(() => api.close());
@@ -125,14 +125,28 @@ describe('list: pages that stay flat as a company grows', () => {
     },
   );
 
-  it('query= is answered from the trigram index of the searchable column', async () => {
-    const all = await plan({ query: 'Warehouse 1049' }, [
-      // Usable, not merely chosen: 10 500 rows are few enough that the planner may prefer a scan.
-      'SET LOCAL enable_seqscan = off',
-      'SET LOCAL enable_indexscan = off',
+  it.each([
+    // Rare grams: a handful of candidates, whatever the size of the company.
+    ['Warehouse 1049', 11, 11],
+    // In every row (the other company's too): still the index, whose bitmap skips recomputing the grams
+    // row by row; the heap scan stops at the count limit.
+    ['warehouse', EXACT_TOTAL_LIMIT + 1, ROWS + 50],
+    // Shorter than a gram: the indexed grams starting with it (104, 1040…1049, 1104…9104, 10104, 10400…10499).
+    ['104', 121, 121],
+  ])('query=%s reads its matches from the search index, once', async (query, matches, candidates) => {
+    const all = await plan({ query });
+    const scans = warehouseScans(all);
+    // Once: the matches are collected, counted and paged from one index scan; the planner chooses it
+    // as it would in a company of millions (no scan of the company's rows).
+    expect(all.filter((node) => node['Index Name'] === 'warehouses_name_search_idx')).toEqual([
+      expect.objectContaining({ 'Node Type': 'Bitmap Index Scan', 'Actual Rows': candidates }),
     ]);
-    // Once: the matches are collected, counted and paged from one index scan.
-    expect(all.filter((node) => node['Index Name'] === 'warehouses_name_trgm_idx')).toHaveLength(1);
+    expect(scans.filter((node) => node['Node Type'] === 'Seq Scan')).toEqual([]);
+    const heap = scans.find((node) => node['Node Type'] === 'Bitmap Heap Scan');
+    expect(heap!['Actual Rows']).toBe(matches);
+  });
+
+  it('query= finds the substring case-insensitively, literal', async () => {
     const found = await get('query=warehouse%201049&sort=name');
     expect(found.body.warehouses.map((w: { name: string }) => w.name)).toEqual([
       'Warehouse 1049',
@@ -202,27 +216,29 @@ describe('list: pages that stay flat as a company grows', () => {
   it('migration:check names a missing list index and migration:generate writes it back', async () => {
     const { manifests } = composeWharf(api.config);
     await dataSource.query('DROP INDEX "warehouses_name_sort_idx"');
-    await dataSource.query('DROP INDEX "warehouses_name_trgm_idx"');
+    await dataSource.query('DROP INDEX "warehouses_name_search_idx"');
     try {
       expect((await compareSchema(dataSource, manifests)).map(problemLine)).toEqual([
         expect.stringMatching(
           /^Extension "inventory", resource "warehouse", field "name": index warehouses_name_sort_idx \(btree \(company_uuid, name, id\)\) does not exist on warehouses/,
         ),
-        expect.stringMatching(/index warehouses_name_trgm_idx \(gin \(name gin_trgm_ops\)\) does not exist/),
+        expect.stringMatching(
+          /index warehouses_name_search_idx \(gin \(wharf_search_grams\(name\)\)\) does not exist/,
+        ),
       ]);
       const generated = await generateMigration(dataSource, manifests, 'inventory', 'RestoreIndexes', 1);
       expect(generated!.source).toContain(
         'CREATE INDEX IF NOT EXISTS "warehouses_name_sort_idx" ON "warehouses" USING btree ("company_uuid", "name", "id")',
       );
       expect(generated!.source).toContain(
-        'CREATE INDEX IF NOT EXISTS "warehouses_name_trgm_idx" ON "warehouses" USING gin ("name" gin_trgm_ops)',
+        'CREATE INDEX IF NOT EXISTS "warehouses_name_search_idx" ON "warehouses" USING gin (wharf_search_grams("name"))',
       );
     } finally {
       await dataSource.query(
         'CREATE INDEX "warehouses_name_sort_idx" ON "warehouses" ("company_uuid", "name", "id")',
       );
       await dataSource.query(
-        'CREATE INDEX "warehouses_name_trgm_idx" ON "warehouses" USING gin ("name" gin_trgm_ops)',
+        'CREATE INDEX "warehouses_name_search_idx" ON "warehouses" USING gin (wharf_search_grams("name"))',
       );
     }
     expect(await compareSchema(dataSource, manifests)).toEqual([]);

@@ -7,6 +7,7 @@ import { CreateVehicles1700000002000 } from './migrations/1700000002000-create-v
 import { CreateDrivers1700000002001 } from './migrations/1700000002001-create-drivers';
 import { CreateOrders1700000002002 } from './migrations/1700000002002-create-orders';
 import { ListIndexes1700000002003 } from './migrations/1700000002003-list-indexes';
+import { SearchIndexes1700000002004 } from './migrations/1700000002004-search-indexes';
 import { OrderStatusService } from './orders/order-status.service';
 import { OrderController } from './orders/order.controller';
 import { Order } from './orders/order.entity';
@@ -22,6 +23,7 @@ import { Vehicle } from './vehicles/vehicle.entity';
     CreateDrivers1700000002001,
     CreateOrders1700000002002,
     ListIndexes1700000002003,
+    SearchIndexes1700000002004,
   ],
   controllers: [VehicleController, DriverController, OrderController],
   // The resources' hooks (OrderHooks, DriverHooks) are registered from their @ResourceModel.

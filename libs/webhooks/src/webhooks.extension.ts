@@ -19,6 +19,7 @@ import { IndexWebhookRequestLogEvents1700000000101 } from './migrations/17000000
 import { LightenDeliveryWrites1700000000102 } from './migrations/1700000000102-lighten-delivery-writes';
 import { ScheduleDeliveriesPerEndpoint1700000000103 } from './migrations/1700000000103-schedule-deliveries-per-endpoint';
 import { ListIndexes1700000000104 } from './migrations/1700000000104-list-indexes';
+import { SearchIndexes1700000000105 } from './migrations/1700000000105-search-indexes';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -39,6 +40,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     LightenDeliveryWrites1700000000102,
     ScheduleDeliveriesPerEndpoint1700000000103,
     ListIndexes1700000000104,
+    SearchIndexes1700000000105,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

@@ -165,7 +165,11 @@ export async function compareSchema(
     const defs = indexDefs.get(metadata.tableName) ?? [];
     for (const index of entityListIndexes(dataSource, metadata)) {
       // A missing column is its own problem; generating it adds its indexes too.
-      if (!columns.has(index.column) || defs.some((def) => isIndexDefinition(def, index))) continue;
+      if (
+        index.columns.some((column) => !columns.has(column)) ||
+        defs.some((def) => isIndexDefinition(def, index))
+      )
+        continue;
       problems.push({
         ...base,
         field: index.column,
@@ -263,6 +267,13 @@ export async function generateMigration(
   const up: string[] = [];
   const down: string[] = [];
   let usesCreateResourceTable = false;
+  // A search index reads several columns: adding two of them writes it once.
+  const written = new Set<string>();
+  const writeIndex = (index: ListIndex) => {
+    if (written.has(index.name)) return;
+    written.add(index.name);
+    up.push(indexStatement(index));
+  };
   for (const problem of problems) {
     const metadata = metadataOf(problem.table);
     const table = `"${metadata.tableName}"`;
@@ -280,12 +291,12 @@ export async function generateMigration(
           `await queryRunner.query(\`CREATE TABLE ${table} (\n      ${definitions.join(',\n      ')}\n    )\`);`,
         );
       }
-      for (const index of entityListIndexes(dataSource, metadata)) up.push(indexStatement(index));
+      for (const index of entityListIndexes(dataSource, metadata)) writeIndex(index);
       down.unshift(`await queryRunner.query('DROP TABLE ${table}');`);
       continue;
     }
     if (problem.kind === 'index') {
-      up.push(indexStatement(problem.index!));
+      writeIndex(problem.index!);
       down.unshift(`await queryRunner.query('${dropIndexSql(problem.index!)}');`);
       continue;
     }
@@ -300,7 +311,7 @@ export async function generateMigration(
         up.push(`await queryRunner.query('CREATE INDEX ${index} ON ${table} (${quoted})');`);
       }
       for (const index of entityListIndexes(dataSource, metadata)) {
-        if (index.column === column.databaseName) up.push(indexStatement(index));
+        if (index.columns.includes(column.databaseName)) writeIndex(index);
       }
       down.unshift(`await queryRunner.query('ALTER TABLE ${table} DROP COLUMN ${quoted}');`);
     } else if (problem.kind === 'type') {

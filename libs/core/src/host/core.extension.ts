@@ -7,6 +7,7 @@ import { Location } from '../locations/location.entity';
 import { CreateCompaniesAndApiKeys1700000000000 } from '../migrations/1700000000000-create-companies-and-api-keys';
 import { CreateLocations1700000000001 } from '../migrations/1700000000001-create-locations';
 import { ListIndexes1700000000002 } from '../migrations/1700000000002-list-indexes';
+import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-grams';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
@@ -17,6 +18,7 @@ import { ListIndexes1700000000002 } from '../migrations/1700000000002-list-index
     CreateCompaniesAndApiKeys1700000000000,
     CreateLocations1700000000001,
     ListIndexes1700000000002,
+    SearchGrams1700000000003,
   ],
   controllers: [LocationController, ApiKeysController],
 })

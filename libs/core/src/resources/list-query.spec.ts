@@ -1,5 +1,5 @@
 import { ApiError } from '../http/api-error';
-import { DEFAULT_LIMIT, parseListQuery } from './list-query';
+import { DEFAULT_LIMIT, parseListQuery, searchIndexed } from './list-query';
 import { ColumnInfo, ResourceDefinition } from './resource-definition';
 import { Params } from './sql';
 
@@ -171,6 +171,21 @@ describe('parseListQuery', () => {
       `(t."name" ILIKE $3 ESCAPE '\\' OR t."status" ILIKE $3 ESCAPE '\\')`,
     ]);
     expect(parsed.values).toEqual(['%a%', 5, '%north%']);
+  });
+
+  it("query and a searchable column's _like keep their text for the search index, as parameters", () => {
+    expect(parse({ query: 'north', name_like: 'x' })).toMatchObject({
+      searches: ['x', 'north'],
+      search: true,
+    });
+    // Not searchable, or empty: the ILIKE alone.
+    expect(parse({ capacity_like: '5', name_like: '' })).toMatchObject({ searches: [], search: false });
+    const params = new Params();
+    params.add('%north%');
+    expect(searchIndexed(def, params, 'north')).toBe(
+      'wharf_search_grams(t."name", t."status") @@ (SELECT wharf_search_query($2))',
+    );
+    expect(params.values).toEqual(['%north%', 'north']);
   });
 
   it('search escapes LIKE wildcards and never puts the text into the SQL', () => {

@@ -1,5 +1,6 @@
 import { ApiError } from '../http/api-error';
 import { SortKey, afterCursor } from './list-cursor';
+import { searchGramsSql } from './list-indexes';
 import { ColumnInfo, ResourceDefinition } from './resource-definition';
 import { Params, ident, likePattern } from './sql';
 
@@ -25,7 +26,12 @@ export interface ListQuery {
   cursor: boolean;
   /** With a cursor: the condition that starts the page after it (not part of the total). */
   seek?: string;
-  /** Whether `query` searches (a trigram-indexed condition among `conditions`). */
+  /**
+   * The texts of `query` and `<searchable column>_like`, for the search index (see `searchIndexed`): each
+   * has its ILIKE among `conditions`, so a statement asks the index only where it picks the rows.
+   */
+  searches: string[];
+  /** Whether the list searches (has `searches`): its matches are read once, from the search index. */
   search: boolean;
 }
 
@@ -109,7 +115,13 @@ function splitParameter(name: string, def: ResourceDefinition): [ColumnInfo, Ope
   );
 }
 
-function filter(name: string, raw: string, def: ResourceDefinition, params: Params): string {
+function filter(
+  name: string,
+  raw: string,
+  def: ResourceDefinition,
+  params: Params,
+  searches: string[],
+): string {
   const [column, operator] = splitParameter(name, def);
   const col = `t.${ident(column.name)}`;
   switch (operator) {
@@ -117,8 +129,11 @@ function filter(name: string, raw: string, def: ResourceDefinition, params: Para
       return `${col} = ${params.add(coerce(name, column, raw))}`;
     case '_not':
       return `${col} IS DISTINCT FROM ${params.add(coerce(name, column, raw))}`;
-    case '_like':
-      return `${column.kind === 'string' ? col : `${col}::text`} ILIKE ${params.add(likePattern(raw))} ESCAPE '\\'`;
+    case '_like': {
+      const test = `${column.kind === 'string' ? col : `${col}::text`} ILIKE ${params.add(likePattern(raw))} ESCAPE '\\'`;
+      if (def.searchable.includes(column.name) && raw !== '') searches.push(raw);
+      return test;
+    }
     case '_in':
     case '_notIn': {
       const values = raw.split(',').map((item) => coerce(name, column, item));
@@ -162,19 +177,19 @@ export function parseListQuery(
   params: Params,
 ): ListQuery {
   const conditions: string[] = [];
-  let search = false;
+  const searches: string[] = [];
   for (const [name, value] of Object.entries(query)) {
     if (RESERVED.has(name)) continue;
-    conditions.push(filter(name, single(name, value), def, params));
+    conditions.push(filter(name, single(name, value), def, params, searches));
   }
   if (query.query !== undefined) {
     const text = single('query', query.query);
     if (text !== '' && def.searchable.length) {
-      search = true;
       const pattern = params.add(likePattern(text));
       conditions.push(
         `(${def.searchable.map((column) => `t.${ident(column)} ILIKE ${pattern} ESCAPE '\\'`).join(' OR ')})`,
       );
+      searches.push(text);
     }
   }
   const limit =
@@ -209,6 +224,22 @@ export function parseListQuery(
     sortKeys: keys,
     cursor,
     seek,
-    search,
+    searches,
+    search: searches.length > 0,
   };
+}
+
+/**
+ * The search index's candidates for `text` (see SEARCH_GRAM): rows whose grams hold those
+ * `wharf_search_query` takes from the text. A superset of the rows an ILIKE of the text over searchable
+ * columns keeps (a lowered value containing the lowered text holds its grams), never the test itself: the
+ * ILIKE keeps the exact meaning, `%`, `_` and `'` literal.
+ *
+ * Only the index should answer it: outside the index it recomputes every row's grams (some 7 µs each; 70 ms
+ * for the 10,001 rows a count reads). The tsquery is a sub-select so the planner cannot estimate it: seeing
+ * "wareh" in every row, it chose a scan filtering by the grams over the bitmap (which skips them); with the
+ * default estimate the bitmap wins at every size.
+ */
+export function searchIndexed(def: ResourceDefinition, params: Params, text: string): string {
+  return `${searchGramsSql(def.searchable, 't')} @@ (SELECT wharf_search_query(${params.add(text)}))`;
 }

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
 import { clientOf } from '../database/typeorm-pg';
-import { EXACT_TOTAL_LIMIT, type ListQuery } from './list-query';
+import { EXACT_TOTAL_LIMIT, type ListQuery, searchIndexed } from './list-query';
 import { recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
 import { lockAndUpdate } from './locked-update-sql';
@@ -217,7 +217,7 @@ export const scopedSql = {
     sql: Sql,
     def: ResourceDefinition,
     company: string,
-    query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek' | 'search'>,
+    query: Pick<ListQuery, 'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek' | 'search'>,
     params: Params,
     limit: number,
     countLimit = EXACT_TOTAL_LIMIT + 1,
@@ -241,20 +241,22 @@ export const scopedSql = {
 /**
  * The statement of `scopedSql.pageRecords` (exported so tests can EXPLAIN it); adds its values to `params`.
  *
- * With `matchesFirst` (a search), the matching ids are collected once (one trigram index scan, at most
+ * With `matchesFirst` (a search), the matching ids are collected once (one search index scan, at most
  * `countLimit` of them), counted, and the page is cut from them: exact only while fewer than `countLimit`
- * match, so the caller runs the plain statement when the count reaches it.
+ * match, so the caller runs the plain statement when the count reaches it. The plain statement leaves the
+ * index's conditions out: its ILIKE filters the sort index's first rows, where they would only cost.
  */
 export function pageStatement(
   def: ResourceDefinition,
   company: string,
-  query: Pick<ListQuery, 'conditions' | 'orderBy' | 'offset' | 'seek'>,
+  query: Pick<ListQuery, 'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek'>,
   params: Params,
   limit: number,
   countLimit = EXACT_TOTAL_LIMIT + 1,
   matchesFirst = false,
 ): string {
-  const conditions = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions].join(' AND ');
+  const scoped = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions];
+  const conditions = scoped.join(' AND ');
   const table = ident(def.table);
   const records = (from: string) =>
     `(SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
@@ -263,7 +265,9 @@ export function pageStatement(
   if (matchesFirst) {
     const cap = params.add(countLimit);
     const seek = query.seek ? ` AND ${query.seek}` : '';
-    return `WITH m AS MATERIALIZED (SELECT t."id" FROM ${table} t WHERE ${conditions} LIMIT ${cap})
+    const indexed = query.searches.map((text) => searchIndexed(def, params, text));
+    const matching = [...scoped, ...indexed].join(' AND ');
+    return `WITH m AS MATERIALIZED (SELECT t."id" FROM ${table} t WHERE ${matching} LIMIT ${cap})
        SELECT (SELECT count(*) FROM m) AS "total",
          ${records(`t."id" IN (SELECT m."id" FROM m)${seek}`)}`;
   }

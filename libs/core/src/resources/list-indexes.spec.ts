@@ -1,0 +1,29 @@
+import { createIndexSql, isIndexDefinition, listIndexes } from './list-indexes';
+
+describe('list indexes', () => {
+  it('one search index per table over all its searchable columns, named after them', () => {
+    const [, search] = listIndexes('vehicles', ['make'], ['plate_number', 'make']);
+    expect(search).toMatchObject({
+      kind: 'search',
+      name: 'vehicles_plate_number_make_search_idx',
+      columns: ['plate_number', 'make'],
+      method: 'gin',
+    });
+    expect(createIndexSql(search)).toBe(
+      'CREATE INDEX IF NOT EXISTS "vehicles_plate_number_make_search_idx" ON "vehicles" USING gin (wharf_search_grams("plate_number", "make"))',
+    );
+    expect(listIndexes('vehicles', ['make'], [])).toHaveLength(1);
+  });
+
+  it('recognises the search index as pg_indexes writes it (varchar cast, text as is), and no other', () => {
+    const [search] = listIndexes('orders', [], ['reference', 'notes']);
+    const def = (keys: string) => `CREATE INDEX x ON public.orders USING gin (${keys})`;
+    expect(
+      isIndexDefinition(def('wharf_search_grams(VARIADIC ARRAY[(reference)::text, notes])'), search),
+    ).toBe(true);
+    expect(isIndexDefinition(def('wharf_search_grams(VARIADIC ARRAY[(reference)::text])'), search)).toBe(
+      false,
+    );
+    expect(isIndexDefinition(def('reference gin_trgm_ops'), search)).toBe(false);
+  });
+});
