@@ -223,18 +223,19 @@ export const scopedSql = {
     countLimit = EXACT_TOTAL_LIMIT + 1,
   ) {
     const parsed = params.values.length;
-    const run = async (matchesFirst: boolean) => {
+    const run = async (matchesFirst: boolean, knownTotal?: number) => {
       // Each statement binds the parsed conditions' values, then its own.
       const own = new Params();
       own.values.push(...params.values.slice(0, parsed));
-      const text = pageStatement(def, company, query, own, limit, countLimit, matchesFirst);
+      const text = pageStatement(def, company, query, own, limit, countLimit, matchesFirst, knownTotal);
       const [row] = await sql.rows(text, own.values);
       return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };
     };
-    // A search reads its matches once; only when they reach the count limit is the page cut by the index.
+    // A search reads its matches once; only when they reach the count limit is the page cut by the sort
+    // index, the count already known.
     if (!query.search) return run(false);
     const found = await run(true);
-    return found.total < countLimit ? found : run(false);
+    return found.total < countLimit ? found : run(false, found.total);
   },
 };
 
@@ -243,8 +244,10 @@ export const scopedSql = {
  *
  * With `matchesFirst` (a search), the matching ids are collected once (one search index scan, at most
  * `countLimit` of them), counted, and the page is cut from them: exact only while fewer than `countLimit`
- * match, so the caller runs the plain statement when the count reaches it. The plain statement leaves the
- * index's conditions out: its ILIKE filters the sort index's first rows, where they would only cost.
+ * match, so the caller runs the plain statement when the count reaches it (no page is serialised then). The
+ * plain statement leaves the index's conditions out: its ILIKE filters the sort index's first rows, where
+ * they would only cost; and with `knownTotal` (what the search counted) it counts nothing: with the matches
+ * spread thin (1 in 50 at a million rows) the count read half the table to find the 10,001st.
  */
 export function pageStatement(
   def: ResourceDefinition,
@@ -254,6 +257,7 @@ export function pageStatement(
   limit: number,
   countLimit = EXACT_TOTAL_LIMIT + 1,
   matchesFirst = false,
+  knownTotal?: number,
 ): string {
   const scoped = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions];
   const conditions = scoped.join(' AND ');
@@ -261,18 +265,23 @@ export function pageStatement(
   const records = (from: string) =>
     `(SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
           FROM (SELECT t.* FROM ${table} t WHERE ${from}
-                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) AS "records"`;
+                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t)`;
   if (matchesFirst) {
     const cap = params.add(countLimit);
     const seek = query.seek ? ` AND ${query.seek}` : '';
     const indexed = query.searches.map((text) => searchIndexed(def, params, text));
     const matching = [...scoped, ...indexed].join(' AND ');
+    // At the cap the caller pages with the plain statement: sorting 10,001 matches here would be wasted.
     return `WITH m AS MATERIALIZED (SELECT t."id" FROM ${table} t WHERE ${matching} LIMIT ${cap})
        SELECT (SELECT count(*) FROM m) AS "total",
-         ${records(`t."id" IN (SELECT m."id" FROM m)${seek}`)}`;
+         CASE WHEN (SELECT count(*) FROM m) < ${cap}
+              THEN ${records(`t."id" IN (SELECT m."id" FROM m)${seek}`)} END AS "records"`;
   }
   const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
-  return `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${table} t WHERE ${conditions}
-                   LIMIT ${params.add(countLimit)}) c) AS "total",
-         ${records(page)}`;
+  const total =
+    knownTotal === undefined
+      ? `(SELECT count(*) FROM (SELECT 1 FROM ${table} t WHERE ${conditions}
+                   LIMIT ${params.add(countLimit)}) c)`
+      : `${params.add(knownTotal)}::bigint`;
+  return `SELECT ${total} AS "total", ${records(page)} AS "records"`;
 }
