@@ -153,6 +153,9 @@ async function measureSize(rows: number): Promise<Record<string, Timing>> {
         'first page (default sort)': `${W}?limit=30`,
         'first page, sort=name': `${W}?limit=30&sort=name`,
         'query=Warehouse 99999': `${W}?limit=30&query=Warehouse%2099999`,
+        // The row above matches nothing at 10k and 11 records at 1M: this one matches the same 11 at
+        // both sizes ("Warehouse 999" at 10k: 999, 9990…9999), so only the search's own cost differs.
+        'query=, 11 matches': `${W}?limit=30&query=Warehouse%20${'9'.repeat(Math.max(1, Math.round(Math.log10(rows)) - 1))}`,
         'page=30000': `${W}?limit=30&page=30000`,
         'cursor (same depth)': `${W}?limit=30&cursor=${cursor}`,
         'GET one': `${W}/${uuid}`,

@@ -8,8 +8,9 @@ export interface ResourceModelOptions {
    */
   dto?: Type;
   /**
-   * Columns the `query` parameter searches (case-insensitive substring). Each gets a trigram GIN index
-   * (pg_trgm) that `migration:generate` writes and `migration:check` requires.
+   * Columns the `query` parameter searches (case-insensitive substring). Together they get one GIN index
+   * of their 5-grams (`wharf_search_grams`, see list-indexes.ts) that `migration:generate` writes and
+   * `migration:check` requires.
    */
   searchable?: string[];
   /**
