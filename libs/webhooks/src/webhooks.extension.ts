@@ -20,6 +20,7 @@ import { LightenDeliveryWrites1700000000102 } from './migrations/1700000000102-l
 import { ScheduleDeliveriesPerEndpoint1700000000103 } from './migrations/1700000000103-schedule-deliveries-per-endpoint';
 import { ListIndexes1700000000104 } from './migrations/1700000000104-list-indexes';
 import { SearchIndexes1700000000105 } from './migrations/1700000000105-search-indexes';
+import { TrimPerDeliveryIndexes1700000000106 } from './migrations/1700000000106-trim-per-delivery-indexes';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -41,6 +42,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ScheduleDeliveriesPerEndpoint1700000000103,
     ListIndexes1700000000104,
     SearchIndexes1700000000105,
+    TrimPerDeliveryIndexes1700000000106,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
