@@ -6,8 +6,17 @@ import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder
 import { DeliveryAdmitter } from './delivery.admitter';
 
 const MAX_BATCH = 500;
-/** Batches committing at once: a job waits for at most one commit in progress, not a queue of them. */
-const MAX_IN_FLIGHT = 2;
+/**
+ * Batches committing at once. One: the answers that arrive while a batch commits all join the next one, so
+ * under load a batch is as large as a commit is long (with two, each got about half, and paid the
+ * statement's fixed cost: its CTEs, the successor and health look-ups per endpoint, the commit's WAL flush).
+ */
+const MAX_IN_FLIGHT = 1;
+/**
+ * How long the first answer waits for others before an idle writer commits: answers to one batch job come
+ * back within a millisecond or two of each other, and a commit per answer cost more than the wait.
+ */
+const LINGER_MS = 2;
 const TRANSIENT = new Set(['40001', '40P01']);
 /** While PostgreSQL is down, a batch is retried this often until it is written (or the worker gives up). */
 const OUTAGE_RETRY_MS = 1000;
@@ -46,14 +55,19 @@ export class AttemptWriter implements OnApplicationShutdown {
     });
   }
 
-  /** Flushes after the current tick, so records arriving together share a batch. */
-  private schedule(): void {
+  /**
+   * Flushes LINGER_MS after the first record, so records arriving together share a batch; records that
+   * queued behind a commit in progress are flushed as soon as it ends (they have waited already).
+   */
+  private schedule(delayMs = LINGER_MS): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const flushNow = () => {
       this.scheduled = false;
       while (this.buffer.length && this.inFlight.size < MAX_IN_FLIGHT) this.flush();
-    });
+    };
+    if (delayMs > 0) setTimeout(flushNow, delayMs);
+    else setImmediate(flushNow);
   }
 
   private flush(): void {
@@ -61,7 +75,7 @@ export class AttemptWriter implements OnApplicationShutdown {
     this.inFlight.add(done);
     void done.finally(() => {
       this.inFlight.delete(done);
-      if (this.buffer.length) this.schedule();
+      if (this.buffer.length) this.schedule(0);
     });
   }
 
