@@ -2,7 +2,18 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { ExtensionManifest } from '../extensions/extension.decorator';
 
 /** One data source for the whole host: the entities and migrations of the core, the libraries and every loaded extension. */
-export function dataSourceOptions(databaseUrl: string, manifests: ExtensionManifest[]): DataSourceOptions {
+/**
+ * `settings`: PostgreSQL settings for every connection of the pool (`-c name=value` at connect), for a
+ * process whose statements want something other than the server's defaults.
+ */
+export function dataSourceOptions(
+  databaseUrl: string,
+  manifests: ExtensionManifest[],
+  settings: Record<string, string> = {},
+): DataSourceOptions {
+  const options = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -12,7 +23,7 @@ export function dataSourceOptions(databaseUrl: string, manifests: ExtensionManif
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: 20, connectionTimeoutMillis: 5000 },
+    extra: { max: 20, connectionTimeoutMillis: 5000, ...(options ? { options } : {}) },
   };
 }
 

@@ -5,10 +5,17 @@ import { dataSourceOptions } from './data-source';
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(databaseUrl: string, manifests: ExtensionManifest[]): DynamicModule {
+  /** `settings`: PostgreSQL settings for each connection of this process's pool (see dataSourceOptions). */
+  static forRoot(
+    databaseUrl: string,
+    manifests: ExtensionManifest[],
+    settings: Record<string, string> = {},
+  ): DynamicModule {
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, manifests), retryAttempts: 0 })],
+      imports: [
+        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, manifests, settings), retryAttempts: 0 }),
+      ],
     };
   }
 }
