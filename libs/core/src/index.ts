@@ -51,7 +51,7 @@ export * from './resources/resource-hooks';
 export * from './resources/resource-model.decorator';
 export * from './resources/resource-registry';
 export { pageStatement } from './resources/resource-sql';
-export { Params } from './resources/sql';
+export { Params, literal } from './resources/sql';
 export * from './resources/resource-services';
 export * from './resources/resource.decorator';
 export * from './resources/resource.service';

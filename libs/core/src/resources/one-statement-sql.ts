@@ -29,10 +29,12 @@ async function run(
   sql: Sql,
   write: string,
   source: string,
-  change: Omit<StatementChange, 'source'>,
+  change: Omit<StatementChange, 'source' | 'prefix'>,
   listeners: WriteListener[],
 ): Promise<Record_ | undefined> {
-  const parts = listeners.map((listener) => listener.inStatement!({ ...change, source: 's' }));
+  const parts = listeners.map((listener, i) =>
+    listener.inStatement!({ ...change, source: 's', prefix: `l${i}_` }),
+  );
   const ctes = [write, `s AS (${source})`, ...parts.flatMap((part) => part.with)];
   const select = ['s."record"', ...parts.flatMap((part) => part.select)];
   const [row] = await sql.rows(

@@ -54,6 +54,8 @@ export interface StatementChange {
   params: Params;
   /** The parameter holding the writer's company uuid. */
   company: string;
+  /** A prefix for the names of this listener's CTEs, unique in the statement (listeners share one WITH). */
+  prefix: string;
 }
 
 /** What a listener adds to a one-statement write: CTEs (data-modifying ones always run), and select-list expressions that must be evaluated (e.g. a NOTIFY). */

@@ -158,11 +158,7 @@ export class WebhookSender implements OnApplicationShutdown {
    * send held a fresh worker's first attempts until it was loaded (over 100 ms on a busy machine) and then
    * let them out together, bunching sends that a rate limit had spaced.
    */
-  async prepare(): Promise<void> {
-    await this.dispatcherFor();
-  }
-
-  private async dispatcherFor(): Promise<Agent> {
+  async prepare(): Promise<Agent> {
     if (!this.dispatcher) {
       const { createGuardedDispatcher } = await import('./guarded-dispatcher');
       this.dispatcher ??= createGuardedDispatcher({
@@ -228,7 +224,7 @@ export class WebhookSender implements OnApplicationShutdown {
     // answer complete only after the limit is a timeout whatever its status.
     const timeoutMs = this.config.webhooks.timeoutMs;
     try {
-      const dispatcher = this.dispatcher ?? (await this.dispatcherFor());
+      const dispatcher = this.dispatcher ?? (await this.prepare());
       const response = await dispatcher.request({
         origin: target.origin,
         path: target.path,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   DomainEvent,
+  literal,
   ResourceChange,
   ResourceWriteListener,
   StatementChange,
@@ -56,21 +57,22 @@ export class OutboxWriter implements WriteListener {
    * The same row for a one-statement write, its envelope built by PostgreSQL around the record as served:
    * the shape of `changeEnvelope`, with `additionalData` appended to the record's own JSON text.
    */
-  inStatement({ resource, action, source, params, company }: StatementChange): StatementParts {
+  inStatement({ resource, action, source, params, company, prefix }: StatementChange): StatementParts {
     if (resource.events === false) return { with: [], select: [] };
-    const name = `${resource.keys.singular}.${action}`.replace(/'/g, "''");
+    const name = literal(`${resource.keys.singular}.${action}`);
+    const outbox = `${prefix}outbox`;
     const id = params.add(newEventId());
     const additional = action === 'updated' ? `'{"changes" : ' || ${source}."changes"::text || '}'` : `'{}'`;
-    const payload = `json_build_object('id', ${id}::text, 'api_version', '${API_VERSION}', 'event', '${name}',
+    const payload = `json_build_object('id', ${id}::text, 'api_version', '${API_VERSION}', 'event', ${name},
       'created_at', ${params.add(new Date().toISOString())}::text,
       'data', (left(${source}."record"::text, -1) || ', "additionalData" : ' || ${additional} || '}')::json)`;
     return {
       with: [
-        `outbox AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
-           SELECT ${id}::text, ${company}, '${name}', ${payload} FROM ${source} WHERE ${source}."changed" RETURNING 1)`,
+        `${outbox} AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
+           SELECT ${id}::text, ${company}, ${name}, ${payload} FROM ${source} WHERE ${source}."changed" RETURNING 1)`,
       ],
       // Evaluated by the statement's SELECT: a CTE that only reads runs only if something reads it.
-      select: [`(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM outbox LIMIT 1) AS "notified"`],
+      select: [`(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ${outbox} LIMIT 1) AS "${prefix}notified"`],
     };
   }
 }
