@@ -21,6 +21,7 @@ import { ScheduleDeliveriesPerEndpoint1700000000103 } from './migrations/1700000
 import { ListIndexes1700000000104 } from './migrations/1700000000104-list-indexes';
 import { SearchIndexes1700000000105 } from './migrations/1700000000105-search-indexes';
 import { TrimPerDeliveryIndexes1700000000106 } from './migrations/1700000000106-trim-per-delivery-indexes';
+import { SearchRequestLogsWithoutEventIds1700000000107 } from './migrations/1700000000107-search-request-logs-without-event-ids';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -43,6 +44,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ListIndexes1700000000104,
     SearchIndexes1700000000105,
     TrimPerDeliveryIndexes1700000000106,
+    SearchRequestLogsWithoutEventIds1700000000107,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

@@ -18,7 +18,23 @@ export { DeliveryProcessor } from './worker/delivery.processor';
 export { DeliverySweeper } from './worker/delivery.sweeper';
 export { OutboxRelay } from './worker/outbox.relay';
 export { RequestLogPurger } from './worker/request-log.purger';
-export { recordAttempts } from './worker/attempt-recorder';
+export { RECORD_ATTEMPTS, recordAttempts } from './worker/attempt-recorder';
+export { ADMIT, DUE_ENDPOINTS } from './worker/delivery.admitter';
+export { DISPATCH_BATCH } from './worker/outbox.relay';
+
+/**
+ * PostgreSQL settings of the worker's connections. It runs a few prepared statements thousands of times,
+ * written for their generic plans: left to choose, PostgreSQL re-planned the attempt recorder's (a dozen
+ * CTEs) on every execution in some runs and not in others, which swung its CPU per delivery by about a
+ * third. Every one of them finds its rows through an index, and a generic plan is made once per
+ * connection from the statistics of that moment: made while webhook_deliveries was small or never
+ * analysed (a new install, or autovacuum off), the recorder's hashed a sequential scan of the whole table
+ * on every batch from then on (30% of PostgreSQL's CPU in bench:webhooks at 20,000 deliveries).
+ */
+export const WORKER_DATABASE_SETTINGS = {
+  plan_cache_mode: 'force_generic_plan',
+  enable_seqscan: 'off',
+};
 
 /** The consumer side (worker process only): outbox relay, admitter, sweeper and the delivery processor. */
 @Module({

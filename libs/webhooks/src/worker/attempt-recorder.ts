@@ -50,7 +50,7 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
  * once; failing without a single success for longer than the configured window disables automatically;
  * THROTTLE_AFTER_TIMEOUTS timeouts without a success between them throttle the endpoint.
  */
-const RECORD_ATTEMPTS = `
+export const RECORD_ATTEMPTS = `
 WITH batch AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(company_uuid uuid, webhook_endpoint_uuid uuid, webhook_delivery_uuid uuid,
     event_id text, event text, attempt int, url text, request_headers jsonb, request_body text, response_status int,

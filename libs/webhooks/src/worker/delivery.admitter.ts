@@ -41,7 +41,7 @@ const LOCK_ENDPOINTS = `SELECT uuid FROM webhook_endpoints WHERE uuid = ANY($1::
  * endpoint that is no longer enabled fail, as their attempt would. (The attempt recorder admits too, one
  * successor per finished attempt, which never changes the count; see RECORD_ATTEMPTS.)
  */
-const ADMIT = `
+export const ADMIT = `
 WITH barrier AS (${OUTBOX_BARRIER}
 ), endpoint AS (
   SELECT ep.uuid, ep.status, ep.ordering = 'entity' AS ordered,
@@ -72,7 +72,7 @@ ${jobRows('admitted')}`;
  * Endpoints with a due waiting delivery, found by skipping through the waiting index one endpoint at a
  * time, so 100,000 waiting deliveries of one endpoint cost one index probe, not a scan.
  */
-const DUE_ENDPOINTS = `
+export const DUE_ENDPOINTS = `
 WITH RECURSIVE endpoints AS (
   (SELECT webhook_endpoint_uuid AS uuid FROM webhook_deliveries
    WHERE status = 'pending' AND admitted_at IS NULL ORDER BY webhook_endpoint_uuid LIMIT 1)

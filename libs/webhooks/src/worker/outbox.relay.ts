@@ -20,7 +20,7 @@ interface Fanned {
  * every matching enabled endpoint; the DeliveryAdmitter then admits them to the queue. For endpoints with
  * ordering = 'entity' a delivery also records its record (`data.id`) and outbox position.
  */
-const DISPATCH_BATCH = `
+export const DISPATCH_BATCH = `
 WITH claimed AS (
   SELECT id, event_id, company_uuid, name FROM webhook_events
   WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
