@@ -1,3 +1,5 @@
+// First: what it defers must be in place before the imports below require it.
+import './boot.preload';
 import 'reflect-metadata';
 import { setFlagsFromString } from 'node:v8';
 import { loadConfig, preflight, runMain } from '@wharf/core';

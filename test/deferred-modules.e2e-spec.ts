@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT, assertBuilt } from './support/processes';
+
+const run = promisify(execFile);
+const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
+
+/**
+ * In a plain Node process, as the api's preload runs it: Jest keeps a module registry of its own, in
+ * which stand-ins put into Node's require cache would never be seen.
+ */
+async function inNode(body: string): Promise<any> {
+  const script = `
+    const loader = require(${JSON.stringify(LOADER)});
+    loader.deferModules(loader.RARELY_USED_MODULES);
+    loader.loadPgWithoutFetch();
+    const undici = () => process.moduleLoadList.some((name) => name.includes('undici'));
+    ${body}`;
+  const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT });
+  return JSON.parse(stdout);
+}
+
+describe('deferred modules (api preload)', () => {
+  beforeAll(() => assertBuilt());
+
+  it('keeps them and Node’s fetch unloaded while TypeORM, class-validator, BullMQ and pg load', async () => {
+    const result = await inNode(`
+      require('typeorm'); require('class-validator'); require('bullmq'); require('pg');
+      const files = (part) => Object.keys(require.cache).filter((file) => file.includes(part)).length;
+      console.log(JSON.stringify({
+        loaded: loader.loadedDeferredModules(),
+        // The stand-in's file only: none of what the real module would load.
+        cached: [files('/libphonenumber-js/'), files('/luxon/'), files('/typeorm/driver/mysql/')],
+        undici: undici(),
+        response: typeof Response,
+      }));
+    `);
+    expect(result).toEqual({ loaded: [], cached: [1, 0, 1], undici: false, response: 'function' });
+  });
+
+  it('loads each at its first use, which then behaves as the real module', async () => {
+    const result = await inNode(`
+      const { isPhoneNumber } = require('class-validator');
+      const { getNextMillis } = require('bullmq');
+      const { DataSource } = require('typeorm');
+      let mysql;
+      try { new DataSource({ type: 'mysql' }); } catch (error) { mysql = error.name; }
+      const next = getNextMillis(Date.UTC(2026, 0, 1, 10, 7), { pattern: '*/15 * * * *', tz: 'UTC' });
+      const { Client } = require('pg');
+      console.log(JSON.stringify({
+        phone: [isPhoneNumber('+14155552671'), isPhoneNumber('+1415555')],
+        mysql,
+        next: new Date(next).toISOString(),
+        loaded: loader.loadedDeferredModules().map((file) => file.split('node_modules/').pop()),
+        pg: typeof Client,
+        undici: undici(),
+      }));
+    `);
+    expect(result).toEqual({
+      phone: [true, false],
+      // The real MysqlDriver ran: it looks for the mysql package, which Wharf does not install.
+      mysql: 'DriverPackageNotInstalledError',
+      next: '2026-01-01T10:15:00.000Z',
+      loaded: expect.arrayContaining([
+        'libphonenumber-js/max/index.cjs',
+        'cron-parser/lib/parser.js',
+        'typeorm/driver/mysql/MysqlDriver.js',
+      ]),
+      pg: 'function',
+      undici: false,
+    });
+    expect(result.loaded).toHaveLength(3);
+  });
+});
