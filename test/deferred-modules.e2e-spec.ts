@@ -31,12 +31,17 @@ describe('deferred modules (api preload)', () => {
       console.log(JSON.stringify({
         loaded: loader.loadedDeferredModules(),
         // The stand-in's file only: none of what the real module would load.
-        cached: [files('/libphonenumber-js/'), files('/luxon/'), files('/typeorm/driver/mysql/')],
+        cached: [
+          files('/libphonenumber-js/'),
+          files('/luxon/'),
+          files('/typeorm/driver/mysql/'),
+          files('/typeorm/node_modules/minimatch/'),
+        ],
         undici: undici(),
         response: typeof Response,
       }));
     `);
-    expect(result).toEqual({ loaded: [], cached: [1, 0, 1], undici: false, response: 'function' });
+    expect(result).toEqual({ loaded: [], cached: [1, 0, 1, 0], undici: false, response: 'function' });
   });
 
   it('loads each at its first use, which then behaves as the real module', async () => {
@@ -47,11 +52,15 @@ describe('deferred modules (api preload)', () => {
       let mysql;
       try { new DataSource({ type: 'mysql' }); } catch (error) { mysql = error.name; }
       const next = getNextMillis(Date.UTC(2026, 0, 1, 10, 7), { pattern: '*/15 * * * *', tz: 'UTC' });
+      // TypeORM's own glob, as its DirectoryExportedClassesLoader has it (through __importStar).
+      const glob = require('node:module').createRequire(require.resolve('typeorm'))('glob');
+      const globbed = glob.sync('package.json', { cwd: process.cwd() });
       const { Client } = require('pg');
       console.log(JSON.stringify({
         phone: [isPhoneNumber('+14155552671'), isPhoneNumber('+1415555')],
         mysql,
         next: new Date(next).toISOString(),
+        glob: [globbed, glob.__esModule],
         loaded: loader.loadedDeferredModules().map((file) => file.split('node_modules/').pop()),
         pg: typeof Client,
         undici: undici(),
@@ -62,14 +71,17 @@ describe('deferred modules (api preload)', () => {
       // The real MysqlDriver ran: it looks for the mysql package, which Wharf does not install.
       mysql: 'DriverPackageNotInstalledError',
       next: '2026-01-01T10:15:00.000Z',
+      // What the stand-in claimed before loading it: the real glob is flagged too.
+      glob: [['package.json'], true],
       loaded: expect.arrayContaining([
         'libphonenumber-js/max/index.cjs',
         'cron-parser/lib/parser.js',
         'typeorm/driver/mysql/MysqlDriver.js',
+        'glob/dist/commonjs/index.js',
       ]),
       pg: 'function',
       undici: false,
     });
-    expect(result.loaded).toHaveLength(3);
+    expect(result.loaded).toHaveLength(4);
   });
 });
