@@ -2925,7 +2925,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Comma list of columns: `name`, `-created_at`, `name:desc`. Default: newest first. */
                 sort?: string;
-                /** @description Case-insensitive substring over event, event_id, url. */
+                /** @description Case-insensitive substring over event, url. */
                 query?: string;
                 /** @description Equals (see `filters` for the other operators on uuid). */
                 uuid?: string;
