@@ -519,6 +519,11 @@ describe('webhook management API (the console’s backend)', () => {
       expect(await total('event=trailer.arrived')).toBe(1);
       expect(await total('event_like=warehouse')).toBe(5);
       expect(await total(`event_id=${createdEventId}`)).toBe(2);
+      // An event id is matched exactly or by event_id_like; `query` searches the event and the url only.
+      expect(await total(`event_id_like=${createdEventId.slice(-12)}`)).toBe(2);
+      expect(await total(`query=${createdEventId.slice(-12)}`)).toBe(0);
+      expect(await total('query=/F2')).toBe(1);
+      expect(await total('query=trailer.arr')).toBe(1);
       expect(await total('status=failed')).toBe(3);
       expect(await total('status=successful')).toBe(3);
       expect(await total('test=true')).toBe(1);

@@ -1,4 +1,4 @@
-import { dataSourceOptions } from '@wharf/core';
+import { connectionOptions } from '@wharf/core';
 import {
   ADMIT,
   DISPATCH_BATCH,
@@ -56,10 +56,10 @@ describe('worker statements: index plans whatever the statistics', () => {
        SELECT 'evt_plan_' || i, $1, $2, now() + interval '1 day' FROM generate_series(1, 500) i`,
       [endpoint.uuid, company.uuid],
     );
-    const { extra } = dataSourceOptions(api.config.databaseUrl, [], WORKER_DATABASE_SETTINGS) as {
-      extra: { options: string };
-    };
-    client = new Client({ connectionString: api.config.databaseUrl, options: extra.options });
+    client = new Client({
+      connectionString: api.config.databaseUrl,
+      options: connectionOptions(WORKER_DATABASE_SETTINGS),
+    });
     await client.connect();
   });
 

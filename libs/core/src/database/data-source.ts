@@ -1,19 +1,27 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ExtensionManifest } from '../extensions/extension.decorator';
 
-/** One data source for the whole host: the entities and migrations of the core, the libraries and every loaded extension. */
 /**
- * `settings`: PostgreSQL settings for every connection of the pool (`-c name=value` at connect), for a
- * process whose statements want something other than the server's defaults.
+ * PostgreSQL settings as a connection's `options` (`-c name=value` at connect), for a process whose
+ * statements want something other than the server's defaults; undefined when there are none.
+ */
+export function connectionOptions(settings: Record<string, string>): string | undefined {
+  const options = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+  return options || undefined;
+}
+
+/**
+ * One data source for the whole host: the entities and migrations of the core, the libraries and every
+ * loaded extension. `settings`: PostgreSQL settings for every connection of its pool (connectionOptions).
  */
 export function dataSourceOptions(
   databaseUrl: string,
   manifests: ExtensionManifest[],
   settings: Record<string, string> = {},
 ): DataSourceOptions {
-  const options = Object.entries(settings)
-    .map(([name, value]) => `-c ${name}=${value}`)
-    .join(' ');
+  const options = connectionOptions(settings);
   return {
     type: 'postgres',
     url: databaseUrl,
