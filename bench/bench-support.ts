@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createApi } from '@wharf/api';
 import {
+  API_NODE_FLAGS,
   AccountsService,
   AppConfig,
   deleteKeysWithPrefix,
@@ -55,8 +56,12 @@ const children = new Set<ChildProcess>();
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
 /** Forks a script with extra env; it is killed if the benchmark exits first. */
-export function forkScript(script: string, env: Record<string, string>): ChildProcess {
-  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: 'inherit' });
+export function forkScript(
+  script: string,
+  env: Record<string, string>,
+  execArgv: string[] = process.execArgv,
+): ChildProcess {
+  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: 'inherit', execArgv });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -67,6 +72,7 @@ export function startProcess(app: 'api' | 'worker', env: Record<string, string>)
   return forkScript(
     process.env[`BENCH_${app.toUpperCase()}_SCRIPT`] ?? join(DIST_APPS, app, 'src', 'main.js'),
     env,
+    app === 'api' ? [...process.execArgv, ...API_NODE_FLAGS] : process.execArgv,
   );
 }
 

@@ -8,7 +8,7 @@ import { createApi } from './api';
 // V8 lets the old generation grow to about three times what survives a full GC before collecting again:
 // under load the api's 45 MB of live heap peaked at 240-260 MB RSS. Growing by 30% keeps the peak at
 // 177-181 MB with no measurable CPU cost per request (interleaved runs, bench/results). Read at every
-// GC, so it takes effect when set here; the semi-space size, which would go further, is fixed at startup.
+// GC, so it takes effect when set here; the semi-space size is fixed at startup (API_NODE_FLAGS).
 setFlagsFromString('--heap-growing-percent=30');
 
 runMain(async () => {

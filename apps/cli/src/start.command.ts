@@ -1,6 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { AppConfig, redactUrl } from '@wharf/core';
+import { API_NODE_FLAGS, AppConfig, redactUrl } from '@wharf/core';
 import { seedDemoCompany } from './accounts.command';
 import { migrate } from './migrate.command';
 
@@ -11,7 +11,10 @@ export async function start(config: AppConfig): Promise<void> {
   await migrate(config);
   await seedDemoCompany(config);
   const children: ChildProcess[] = [
-    fork(join(DIST_APPS, 'api', 'src', 'main.js'), { stdio: 'inherit' }),
+    fork(join(DIST_APPS, 'api', 'src', 'main.js'), {
+      stdio: 'inherit',
+      execArgv: [...process.execArgv, ...API_NODE_FLAGS],
+    }),
     fork(join(DIST_APPS, 'worker', 'src', 'main.js'), { stdio: 'inherit' }),
   ];
   process.stdout.write(
