@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { OutboxWriter } from '@wharf/webhooks';
 import { createCompany, TestCompany } from './support/accounts';
 import { http } from './support/http';
 import { startApi, TestApi } from './support/test-app';
@@ -227,6 +228,46 @@ describe('statements per write', () => {
     expect(res.status).toBe(200);
     expect(res.body.location).toEqual(location);
     expect(await count()).toBe(events);
+  });
+
+  it('a write of a shape already seen reuses its statement with its own values and event', async () => {
+    const writer = api.app.get(OutboxWriter);
+    const built = jest.spyOn(writer, 'inStatement');
+    try {
+      const names = ['Shape A', 'Shape B', 'Shape C'];
+      const created = [];
+      for (const name of names) {
+        const res = await http(api.url, 'POST', W, { key: acme.key, body: warehouse({ name, capacity: 7 }) });
+        expect(res.status).toBe(201);
+        created.push(res.body.warehouse);
+        expect(created.at(-1)).toMatchObject({ name, capacity: 7, company_uuid: acme.uuid });
+      }
+      for (const [i, warehouse] of created.entries()) {
+        const res = await http(api.url, 'PUT', `${W}/${warehouse.uuid}`, {
+          key: acme.key,
+          body: { warehouse: { capacity: 10 + i } },
+        });
+        expect(res.body.warehouse).toMatchObject({ uuid: warehouse.uuid, name: names[i], capacity: 10 + i });
+      }
+      // One build per shape (the create's columns, the update's), none if an earlier test built them; 6 without.
+      expect(built.mock.calls.length).toBeLessThanOrEqual(2);
+      const events: {
+        event_id: string;
+        payload: { id: string; event: string; created_at: string; data: { uuid: string; capacity: number } };
+      }[] = await db.query(
+        `SELECT event_id, payload FROM webhook_events WHERE company_uuid = $1 AND payload->'data'->>'uuid' = ANY($2)
+           ORDER BY id`,
+        [acme.uuid, created.map((w) => w.uuid)],
+      );
+      expect(events.map((e) => [e.payload.event, e.payload.data.uuid, e.payload.data.capacity])).toEqual([
+        ...created.map((w) => ['warehouse.created', w.uuid, 7]),
+        ...created.map((w, i) => ['warehouse.updated', w.uuid, 10 + i]),
+      ]);
+      expect(new Set(events.map((e) => e.event_id)).size).toBe(6);
+      for (const event of events) expect(event.payload.id).toBe(event.event_id);
+    } finally {
+      built.mockRestore();
+    }
   });
 
   it("another company's record is a 404 and stays as it was", async () => {

@@ -30,7 +30,7 @@ export async function lockAndUpdate(
   const columns = Object.keys(values);
   const written = columns.map((column, i) => `CASE WHEN d."f${i}" THEN ${literal(column)} END`);
   const rows = await sql.rows(
-    `WITH ${lockedUpdateCtes(def, params, params.add(company), params.add(uuid), values, 'FOR UPDATE')}
+    `WITH ${lockedUpdateCtes(def, params.add(company), params.add(uuid), columns, (column) => bind(def, params, column, values[column]), 'FOR UPDATE')}
      SELECT false AS "__after", array_remove(ARRAY[${written.join(', ')}]::text[], NULL) AS "__written", b.* FROM b, d
      UNION ALL SELECT true, NULL, u.* FROM u`,
     params.values,
@@ -42,30 +42,29 @@ export async function lockAndUpdate(
 }
 
 /**
- * The CTEs of a locked update of the caller's record (both placeholders of `params`): `b` the stored row, locked with `lock`; `d` its uuid
- * and, per column of `values` (non-empty), `f<i>`: whether the value differs; `u` the row as written,
- * absent when nothing differed (then nothing is written, `updated_at` kept).
+ * The CTEs of a locked update of the caller's record (both placeholders given): `b` the stored row, locked
+ * with `lock`; `d` its uuid and, per column of `columns` (non-empty), `f<i>`: whether the value differs;
+ * `u` the row as written, absent when nothing differed (then nothing is written, `updated_at` kept).
+ * `value(column)` binds the column's new value as a parameter and returns its placeholder.
  */
 export function lockedUpdateCtes(
   def: ResourceDefinition,
-  params: Params,
   companyParam: string,
   uuidParam: string,
-  values: Record<string, unknown>,
+  columns: string[],
+  value: (column: string) => string,
   lock: 'FOR UPDATE' | 'FOR UPDATE NOWAIT',
 ): string {
   const table = ident(def.table);
-  const columns = Object.keys(values);
   // json has no equality operator; jsonb's ignores key order and whitespace, as a client means it.
   const differs = columns.map((column, i) => {
-    const value = bind(def, params, column, values[column]);
+    const bound = value(column);
     const json = def.columns.get(column)?.kind === 'json';
     const stored = `b.${ident(column)}`;
-    return `${json ? `${stored}::jsonb` : stored} IS DISTINCT FROM ${json ? `${value}::jsonb` : value} AS "f${i}"`;
+    return `${json ? `${stored}::jsonb` : stored} IS DISTINCT FROM ${json ? `${bound}::jsonb` : bound} AS "f${i}"`;
   });
   const sets = columns.map(
-    (column, i) =>
-      `${ident(column)} = CASE WHEN d."f${i}" THEN ${bind(def, params, column, values[column])} ELSE t.${ident(column)} END`,
+    (column, i) => `${ident(column)} = CASE WHEN d."f${i}" THEN ${value(column)} ELSE t.${ident(column)} END`,
   );
   return `b AS MATERIALIZED (SELECT * FROM ${table} WHERE "uuid" = ${uuidParam} AND "company_uuid" = ${companyParam} ${lock}),
     d AS (SELECT b."uuid", ${differs.join(', ')} FROM b),

@@ -1,7 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { QueryRunner } from 'typeorm';
 import { ResourceDefinition } from './resource-definition';
-import type { Params } from './sql';
 
 export type ResourceAction = 'created' | 'updated' | 'deleted';
 
@@ -41,6 +40,14 @@ export interface WriteListener {
   inStatement?(change: StatementChange): StatementParts;
 }
 
+/** The parameters of a one-statement write, as its listeners add to them (see StatementChange.params). */
+export interface StatementParams {
+  /** A value the same in every execution of the statement's shape; returns its placeholder. */
+  add(value: unknown): string;
+  /** A value made anew (by calling `make`) for every execution; returns its placeholder. */
+  fresh(make: () => unknown): string;
+}
+
 /** A change made by a one-statement write, as SQL a write listener can read. */
 export interface StatementChange {
   resource: ResourceDefinition;
@@ -50,8 +57,13 @@ export interface StatementChange {
    * of an update, NULL for a create) and `changed` (false for an update that changed nothing: no event).
    */
   source: string;
-  /** The statement's parameters: add every value here, never into the text. */
-  params: Params;
+  /**
+   * The statement's parameters: every value goes here, never into the text. The statement is built once per
+   * shape (resource, action, columns written) and reused, so `inStatement` runs once per shape: `params.add`
+   * a value that is the same in every execution, `params.fresh(() => …)` one made anew for each (an id, a
+   * time). The parts returned must depend only on the change's fields, never on anything else.
+   */
+  params: StatementParams;
   /** The parameter holding the writer's company uuid. */
   company: string;
   /** A prefix for the names of this listener's CTEs, unique in the statement (listeners share one WITH). */

@@ -61,10 +61,10 @@ export class OutboxWriter implements WriteListener {
     if (resource.events === false) return { with: [], select: [] };
     const name = literal(`${resource.keys.singular}.${action}`);
     const outbox = `${prefix}outbox`;
-    const id = params.add(newEventId());
+    const id = params.fresh(newEventId);
     const additional = action === 'updated' ? `'{"changes" : ' || ${source}."changes"::text || '}'` : `'{}'`;
     const payload = `json_build_object('id', ${id}::text, 'api_version', '${API_VERSION}', 'event', ${name},
-      'created_at', ${params.add(new Date().toISOString())}::text,
+      'created_at', ${params.fresh(() => new Date().toISOString())}::text,
       'data', (left(${source}."record"::text, -1) || ', "additionalData" : ' || ${additional} || '}')::json)`;
     return {
       with: [
