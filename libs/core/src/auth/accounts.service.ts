@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
 
@@ -23,7 +23,8 @@ const SUMMARY = 'uuid AS id, uuid, name, prefix, last_four, last_used_at, revoke
 const CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+// One-shot: no Hash object per request (the key is hashed on every request, before the cache lookup).
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 /** Companies and their API keys: used by the CLI, the key management routes and the auth guard. */
 export class AccountsService {

@@ -25,14 +25,22 @@ export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): 
     registers: [metrics.registry],
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // The series of each (method, route, status), looked up by one string: prom-client otherwise hashes a
+  // labels object on every inc and observe (about 1% of the api's CPU on GET one).
+  const series = new Map<
+    string,
+    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }
+  >();
   fastify.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let one = series.get(key);
+    if (!one) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      series.set(key, (one = { count: requests.labels(labels), time: duration.labels(labels) }));
+    }
+    one.count.inc();
+    one.time.observe(reply.elapsedTime / 1000);
     done();
   });
   fastify.get('/metrics', async (request, reply) => {
