@@ -31,7 +31,9 @@ export interface AttemptRecord {
 export const THROTTLE_AFTER_TIMEOUTS = 3;
 
 /**
- * One statement (so one round trip and one atomic commit) for a batch of attempts: the request-log rows,
+ * One statement (so one round trip and one atomic commit) for a batch of attempts: the request-log rows
+ * (each request body read from its event: the body a job sends is its event's payload as stored, see
+ * jobRows, so the batch does not carry it back; it was most of the batch's JSON, which PostgreSQL parses),
  * the deliveries' new states (each attempt frees its endpoint slot: a delivery to retry waits in
  * PostgreSQL until due and admitted again), a successor admitted into each freed slot, and the endpoints'
  * health.
@@ -53,14 +55,15 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
 export const RECORD_ATTEMPTS = `
 WITH batch AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(company_uuid uuid, webhook_endpoint_uuid uuid, webhook_delivery_uuid uuid,
-    event_id text, event text, attempt int, url text, request_headers jsonb, request_body text, response_status int,
+    event_id text, event text, attempt int, url text, request_headers jsonb, response_status int,
     response_headers jsonb, response_body text, duration_ms int, error text, status text, sent_at timestamptz,
     outcome text, next_attempt_in_ms float8)
 ), logs AS (
   INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
     url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
   SELECT company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, url, request_headers,
-    request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at
+    (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id), response_status, response_headers,
+    response_body, duration_ms, error, status, sent_at
   FROM batch
 ), deliveries AS (
   UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
@@ -168,7 +171,6 @@ export async function recordAttempts(
     attempt,
     url: result.url,
     request_headers: result.request_headers,
-    request_body: result.request_body,
     response_status: result.response_status,
     response_headers: result.response_headers,
     response_body: result.response_body,
