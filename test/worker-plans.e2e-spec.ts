@@ -14,20 +14,41 @@ import { createEndpoint, sql } from './support/webhooks';
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
 const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
-/** The sequential scans in the generic plan a worker connection makes for `text`. */
-async function sequentialScans(client: Client, name: string, text: string): Promise<string[]> {
+/**
+ * The nodes of the generic plan a worker connection makes for `text` that read a whole table or index: a
+ * sequential scan, a scan of an index that is not partial with no condition on it, or a merge join (which
+ * such a scan feeds). Partial indexes are bounded by design (the waiting, admitted and undispatched rows).
+ */
+async function wholeReads(client: Client, name: string, text: string): Promise<string[]> {
   const params = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
   await client.query(`PREPARE ${name} AS ${text}`);
   const args = params ? `(${Array(params).fill('NULL').join(', ')})` : '';
   const { rows } = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE ${name}${args}`);
+  await client.query(`DEALLOCATE ${name}`);
+  const partial = new Set(
+    (
+      await client.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indpred IS NOT NULL`,
+      )
+    ).rows.map((row) => row.name),
+  );
   return nodes(rows[0]['QUERY PLAN'][0].Plan)
-    .filter((node) => node['Node Type'] === 'Seq Scan')
-    .map((node) => node['Relation Name']!);
+    .filter(
+      (node) =>
+        node['Node Type'] === 'Seq Scan' ||
+        node['Node Type'] === 'Merge Join' ||
+        (/^Index (Only )?Scan$/.test(node['Node Type']) &&
+          !node['Index Cond'] &&
+          !partial.has(node['Index Name']!)),
+    )
+    .map((node) => `${node['Node Type']} ${node['Relation Name'] ?? ''}`.trim());
 }
 
 /**
@@ -68,12 +89,47 @@ describe('worker statements: index plans whatever the statistics', () => {
     await api?.close();
   });
 
-  it.each([
+  const statements = [
     ['record_attempts', RECORD_ATTEMPTS],
     ['admit', ADMIT],
     ['due_endpoints', DUE_ENDPOINTS],
     ['dispatch_batch', DISPATCH_BATCH],
-  ])('%s scans no table', async (name, text) => {
-    expect(await sequentialScans(client, name, text)).toEqual([]);
+  ];
+
+  it.each(statements)('%s reads no whole table or index (few rows, never analysed)', async (name, text) => {
+    expect(await wholeReads(client, name, text)).toEqual([]);
+  });
+
+  /**
+   * A backlog's statistics: ten thousand due deliveries waiting for one endpoint (the api runs no worker to
+   * send them). Planned from them, the successors' admission (whose count a generic plan cannot know, so it guessed a tenth of the
+   * backlog) merge-joined with a walk of the whole primary key, in every batch: recording one attempt cost
+   * ~1.8 ms of PostgreSQL CPU at 6,000 rows, 0.6 ms once it looked its successors up.
+   */
+  describe('with a backlog, analysed', () => {
+    beforeAll(async () => {
+      const [{ company_uuid: company, webhook_endpoint_uuid: endpoint }] = (await sql(
+        api,
+        `SELECT company_uuid, webhook_endpoint_uuid FROM webhook_deliveries LIMIT 1`,
+      )) as { company_uuid: string; webhook_endpoint_uuid: string }[];
+      await sql(
+        api,
+        `INSERT INTO webhook_events (event_id, company_uuid, name, payload, dispatched_at)
+         SELECT 'evt_backlog_' || i, $1, 'warehouse.created', '{}', now() FROM generate_series(1, 10000) i`,
+        [company],
+      );
+      await sql(
+        api,
+        `INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, next_attempt_at)
+         SELECT 'evt_backlog_' || i, $1, $2, now() - interval '1 minute' FROM generate_series(1, 10000) i`,
+        [endpoint, company],
+      );
+      await sql(api, 'ANALYZE webhook_events');
+      await sql(api, 'ANALYZE webhook_deliveries');
+    });
+
+    it.each(statements)('%s reads no whole table or index', async (name, text) => {
+      expect(await wholeReads(client, name, text)).toEqual([]);
+    });
   });
 });

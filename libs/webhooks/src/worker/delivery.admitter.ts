@@ -54,7 +54,9 @@ WITH barrier AS (${OUTBOX_BARRIER}
     ORDER BY d.next_attempt_at LIMIT greatest(ep.free, 0)
   ) w WHERE ep.status = 'enabled' AND ep.free > 0
 ), admitted AS (
-  UPDATE webhook_deliveries d SET admitted_at = now() FROM picked p WHERE d.uuid = p.uuid AND d.admitted_at IS NULL
+  -- An array, not a join (see RECORD_ATTEMPTS' admitted).
+  UPDATE webhook_deliveries d SET admitted_at = now()
+  WHERE d.uuid = ANY(ARRAY(SELECT p.uuid FROM picked p)) AND d.admitted_at IS NULL
   RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at
 ), dropped AS (
   -- An array of uuids, found through the waiting index: a join here could plan as a scan of every delivery.
