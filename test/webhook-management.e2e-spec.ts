@@ -1,5 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { Extension, ResourceRegistry } from '@wharf/core';
+import { Extension, Params, ResourceRegistry, pageStatement, parseListQuery } from '@wharf/core';
 import { InventoryExtension } from '@wharf/inventory';
 import { Webhook } from 'standardwebhooks';
 import { TestCompany, createCompany } from './support/accounts';
@@ -508,6 +508,34 @@ describe('webhook management API (the console’s backend)', () => {
       await eventually(async () => (await total('event=warehouse.updated')) === 3);
       logs = (await call('GET', `${L}?limit=100&sort=sent_at`, undefined, co)).body.webhook_request_logs;
       createdEventId = logs.find((l) => l.event === 'warehouse.created').event_id;
+    });
+
+    it('are searched through one key per endpoint, event and url, read from its search index', async () => {
+      const keys = await sql(
+        api,
+        `SELECT webhook_endpoint_uuid AS endpoint, event, url FROM webhook_request_log_search_keys
+         WHERE company_uuid = $1 ORDER BY url, event`,
+        [co.uuid],
+      );
+      const distinct = new Map(
+        logs.map((l) => [
+          `${l.url} ${l.event}`,
+          { endpoint: l.webhook_endpoint_uuid, event: l.event, url: l.url },
+        ]),
+      );
+      expect(keys).toEqual(
+        [...distinct.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, key]) => key),
+      );
+      expect(keys).toHaveLength(4); // 6 logs: the test send and the created event at /f1, 3 updates at /f1, 1 at /f2
+
+      const def = api.app.get(ResourceRegistry).get('webhook-request-log');
+      const params = new Params();
+      const parsed = parseListQuery({ query: 'f2' }, def, params);
+      const text = pageStatement(def, co.uuid, parsed, params, parsed.limit + 1, undefined, parsed.search);
+      const [plan] = await sql(api, `EXPLAIN (FORMAT JSON) ${text}`, params.values);
+      expect(JSON.stringify(plan['QUERY PLAN'])).toContain(
+        '"Index Name":"webhook_request_log_search_keys_event_url_search_idx"',
+      );
     });
 
     it('filters by endpoint, event, event_id, status, test and sent_at range', async () => {

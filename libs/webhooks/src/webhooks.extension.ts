@@ -22,6 +22,7 @@ import { ListIndexes1700000000104 } from './migrations/1700000000104-list-indexe
 import { SearchIndexes1700000000105 } from './migrations/1700000000105-search-indexes';
 import { TrimPerDeliveryIndexes1700000000106 } from './migrations/1700000000106-trim-per-delivery-indexes';
 import { SearchRequestLogsWithoutEventIds1700000000107 } from './migrations/1700000000107-search-request-logs-without-event-ids';
+import { SearchRequestLogsThroughKeys1700000000108 } from './migrations/1700000000108-search-request-logs-through-keys';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -45,6 +46,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     SearchIndexes1700000000105,
     TrimPerDeliveryIndexes1700000000106,
     SearchRequestLogsWithoutEventIds1700000000107,
+    SearchRequestLogsThroughKeys1700000000108,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

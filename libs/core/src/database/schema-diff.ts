@@ -115,10 +115,14 @@ export async function compareSchema(
     metadatas.map((metadata) => metadata.tableName),
   );
   const indexDefs = indexes
-    ? await storedIndexes(
-        dataSource,
-        metadatas.map((metadata) => metadata.tableName),
-      )
+    ? await storedIndexes(dataSource, [
+        ...new Set(
+          metadatas.flatMap((metadata) => [
+            metadata.tableName,
+            ...entityListIndexes(dataSource, metadata).map((index) => index.table),
+          ]),
+        ),
+      ])
     : new Map<string, string[]>();
   const problems: SchemaProblem[] = [];
   for (const metadata of metadatas) {
@@ -162,12 +166,11 @@ export async function compareSchema(
       }
     }
     if (!indexes) continue;
-    const defs = indexDefs.get(metadata.tableName) ?? [];
     for (const index of entityListIndexes(dataSource, metadata)) {
       // A missing column is its own problem; generating it adds its indexes too.
       if (
         index.columns.some((column) => !columns.has(column)) ||
-        defs.some((def) => isIndexDefinition(def, index))
+        (indexDefs.get(index.table) ?? []).some((def) => isIndexDefinition(def, index))
       )
         continue;
       problems.push({
@@ -175,7 +178,7 @@ export async function compareSchema(
         field: index.column,
         kind: 'index',
         index,
-        message: `index ${index.name} (${index.method} (${index.keys})) does not exist on ${metadata.tableName}: the column is declared ${index.kind === 'sort' ? 'sortable' : 'searchable'}, and without it every list page ${index.kind === 'sort' ? 'sorted by it' : 'searching it'} reads all the company's rows; add a migration (npm run cli -- migration:generate ${base.extension} <Name>)`,
+        message: `index ${index.name} (${index.method} (${index.keys})) does not exist on ${index.table}: the column is declared ${index.kind === 'sort' ? 'sortable' : 'searchable'}, and without it every list page ${index.kind === 'sort' ? 'sorted by it' : 'searching it'} reads all the company's rows; add a migration (npm run cli -- migration:generate ${base.extension} <Name>)`,
       });
     }
   }

@@ -45,8 +45,17 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
  */
 export const SEARCH_GRAM = 5;
 
-/** The list indexes of a table whose sortable and searchable columns are given. */
-export function listIndexes(table: string, sortable: string[], searchable: string[]): ListIndex[] {
+/**
+ * The list indexes of a table whose sortable and searchable columns are given; with `searchKeys`, the
+ * search index is on its table and the rows get a B-tree on its `by` columns instead.
+ */
+export function listIndexes(
+  table: string,
+  sortable: string[],
+  searchable: string[],
+  searchKeys?: { table: string; by: string[] },
+): ListIndex[] {
+  const searchTable = searchKeys?.table ?? table;
   return [
     ...sortable.map((column): ListIndex => ({
       table,
@@ -60,14 +69,27 @@ export function listIndexes(table: string, sortable: string[], searchable: strin
     ...(searchable.length
       ? [
           {
-            table,
+            table: searchTable,
             column: searchable[0],
             columns: searchable,
             kind: 'search',
             // Named after its columns: declaring another searchable column asks for a new index.
-            name: indexName(table, searchable.join('_'), 'search_idx'),
+            name: indexName(searchTable, searchable.join('_'), 'search_idx'),
             method: 'gin',
             keys: `wharf_search_grams(${searchable.join(', ')})`,
+          } satisfies ListIndex,
+        ]
+      : []),
+    ...(searchable.length && searchKeys
+      ? [
+          {
+            table,
+            column: searchKeys.by[0],
+            columns: searchKeys.by,
+            kind: 'search',
+            name: indexName(table, searchKeys.by.join('_'), 'search_keys_idx'),
+            method: 'btree',
+            keys: searchKeys.by.join(', '),
           } satisfies ListIndex,
         ]
       : []),
@@ -88,7 +110,9 @@ export function createIndexSql(index: ListIndex): string {
   const keys =
     index.kind === 'sort'
       ? `"company_uuid", ${quoteIdent(index.column)}, "id"`
-      : searchGramsSql(index.columns);
+      : index.method === 'gin'
+        ? searchGramsSql(index.columns)
+        : index.columns.map(quoteIdent).join(', ');
   return `CREATE INDEX IF NOT EXISTS ${quoteIdent(index.name)} ON ${quoteIdent(index.table)} USING ${index.method} (${keys})`;
 }
 
@@ -155,5 +179,6 @@ export function declaredListIndexes(
     metadata.tableName,
     sortableColumns(metadata, model, normalizeType),
     model.searchable ?? [],
+    model.searchKeys,
   );
 }

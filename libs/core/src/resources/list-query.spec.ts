@@ -188,6 +188,15 @@ describe('parseListQuery', () => {
     expect(params.values).toEqual(['%north%', 'north']);
   });
 
+  it('with search keys, the candidates are the rows of the keys whose values hold the grams', () => {
+    const keyed = { ...def, searchKeys: { table: 'widget_keys', by: ['status'] } };
+    const params = new Params();
+    expect(searchIndexed(keyed, params, 'north').replace(/\s+/g, ' ')).toBe(
+      '(t."status") IN (SELECT k."status" FROM "widget_keys" k WHERE k."company_uuid" = t."company_uuid" AND wharf_search_grams(k."name", k."status") @@ (SELECT wharf_search_query($1)))',
+    );
+    expect(params.values).toEqual(['north']);
+  });
+
   it('search escapes LIKE wildcards and never puts the text into the SQL', () => {
     const text = `50%_off'; DROP TABLE widgets; --\\`;
     const parsed = parse({ query: text });

@@ -241,5 +241,10 @@ export function parseListQuery(
  * default estimate the bitmap wins at every size.
  */
 export function searchIndexed(def: ResourceDefinition, params: Params, text: string): string {
-  return `${searchGramsSql(def.searchable, 't')} @@ (SELECT wharf_search_query(${params.add(text)}))`;
+  const query = `(SELECT wharf_search_query(${params.add(text)}))`;
+  if (!def.searchKeys) return `${searchGramsSql(def.searchable, 't')} @@ ${query}`;
+  // The rows of the keys whose values hold the grams: a superset still, as every row's values are its key's.
+  const by = def.searchKeys.by.map(ident);
+  return `(${by.map((column) => `t.${column}`).join(', ')}) IN (SELECT ${by.map((column) => `k.${column}`).join(', ')}
+    FROM ${ident(def.searchKeys.table)} k WHERE k."company_uuid" = t."company_uuid" AND ${searchGramsSql(def.searchable, 'k')} @@ ${query})`;
 }

@@ -45,6 +45,8 @@ export interface ResourceDefinition {
   /** Filterable/sortable/serialised columns (all but `id` and hidden ones). */
   columns: Map<string, ColumnInfo>;
   searchable: string[];
+  /** Where the search index is when it is not on the table (see ResourceModelOptions.searchKeys). */
+  searchKeys?: { table: string; by: string[] };
   /** Columns `?sort=` accepts, each with a `(company_uuid, column, id)` index (see list-indexes.ts). */
   sortable: Set<string>;
   writable: Set<string>;

@@ -14,6 +14,16 @@ export interface ResourceModelOptions {
    */
   searchable?: string[];
   /**
+   * For a table written far more often than searched whose searchable columns repeat across its rows (a
+   * request log's event and url): the search index lives on `table`, which holds each distinct combination
+   * of `company_uuid`, the `by` columns and the searchable ones, and the rows are found through a B-tree
+   * on `by`. A row then costs no search-index entry of its own, only that B-tree's. The extension's
+   * migration creates `table` and keeps it filled (e.g. a statement trigger on inserts); `migration:check`
+   * requires both indexes. A search still rechecks every candidate with its ILIKE, so `by` only has to
+   * group rows whose searchable values are among their key's.
+   */
+  searchKeys?: { table: string; by: string[] };
+  /**
    * Columns `?sort=` accepts (`created_at`, the default sort, always is). Each gets a B-tree index
    * `(company_uuid, <column>, id)`, written by `migration:generate` and required by `migration:check`, so a
    * sorted first page stays an index read however many records the company has. Default: every

@@ -134,6 +134,7 @@ export class ResourceRegistry {
       dto,
       columns,
       searchable: model.searchable ?? [],
+      searchKeys: model.searchKeys,
       sortable: new Set(
         sortableColumns(metadata, model, (column) => String(this.dataSource.driver.normalizeType(column))),
       ),
