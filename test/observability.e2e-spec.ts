@@ -4,7 +4,7 @@ import { eventually, http } from './support/http';
 import { freePort } from './support/ports';
 import { Receiver } from './support/receiver';
 import { TestApi, startApi } from './support/test-app';
-import { FAST_WEBHOOKS, createEndpoint, sql, warehouse } from './support/webhooks';
+import { FAST_WEBHOOKS, createEndpoint, deliveredCount, warehouse } from './support/webhooks';
 import { startWorker } from './support/worker';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
@@ -59,12 +59,7 @@ describe('observability: /metrics and the queue dashboard', () => {
       );
     }
     await eventually(async () => {
-      const [row] = await sql(
-        api,
-        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status = 'successful'`,
-        [endpoint.uuid],
-      );
-      return row.n === 15;
+      return (await deliveredCount(api, endpoint.uuid)) === 15;
     }, 30_000);
 
     expect((await http(workerMetrics, 'GET', '/metrics')).status).toBe(401);

@@ -615,6 +615,26 @@ describe('webhook management API (the console’s backend)', () => {
       });
       expect(log).toMatchObject({ attempt: 4, response_body: 'fixed', test: false });
 
+      // Delivered now, so no longer stored as a delivery: a resend makes it again and goes on counting.
+      const stored = () =>
+        sql(api, 'SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1', [failed.event_id]);
+      expect(await eventually(async () => ((await stored())[0].n === 0 ? true : undefined))).toBe(true);
+      const again2 = await call('POST', `${L}/${log.uuid}/resend`, undefined, co);
+      expect(again2.status).toBe(200);
+      expect(again2.body.webhook_deliveries[0]).toMatchObject({
+        event_id: failed.event_id,
+        webhook_endpoint_uuid: e1,
+        event: 'warehouse.updated',
+        status: 'pending',
+        attempts: 4,
+      });
+      const fifth = await eventually(async () => {
+        const list = await call('GET', `${L}?event_id=${failed.event_id}&status=successful`, undefined, co);
+        return list.body.webhook_request_logs.find((l: { attempt: number }) => l.attempt === 5);
+      });
+      expect(fifth).toMatchObject({ response_body: 'fixed', request_body: failed.request_body });
+      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === failed.event_id)).toHaveLength(2);
+
       const test = logs.find((l) => l.test);
       const refused = await call('POST', `${L}/${test.uuid}/resend`, undefined, co);
       expect(refused.status).toBe(422);

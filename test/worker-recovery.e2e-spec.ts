@@ -5,7 +5,7 @@ import { eventually, http } from './support/http';
 import { CLI, Spawned, assertBuilt, runNode } from './support/processes';
 import { Receiver } from './support/receiver';
 import { REDIS_URL, TestApi, startApi } from './support/test-app';
-import { createEndpoint, sql, warehouse } from './support/webhooks';
+import { createEndpoint, deliveredCount, sql, warehouse } from './support/webhooks';
 
 const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
 const W = '/inventory/int/v1/warehouses';
@@ -117,12 +117,7 @@ describe('worker recovery: a worker killed between claim and enqueue', () => {
     const second = runNode(WORKER, [], env);
     children.push(second);
     await eventually(async () => {
-      const [row] = await sql(
-        api,
-        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status = 'successful'`,
-        [endpoint.uuid],
-      );
-      return row.n === 5;
+      return (await deliveredCount(api, endpoint.uuid)) === 5;
     }, 60_000);
     expect(receiver.requests).toHaveLength(10);
     const logs = await sql(

@@ -48,3 +48,17 @@ export function warehouse(name: string, extra: Record<string, unknown> = {}) {
 export function sql(api: TestApi, text: string, params: unknown[] = []): Promise<any[]> {
   return api.app.get(DataSource).query(text, params);
 }
+
+/**
+ * How many events reached the endpoint: a delivered delivery is deleted, its successful attempt stays in
+ * the request log.
+ */
+export async function deliveredCount(api: TestApi, endpoint: unknown): Promise<number> {
+  const [row] = await sql(
+    api,
+    `SELECT count(DISTINCT event_id)::int AS n FROM webhook_request_logs
+     WHERE webhook_endpoint_uuid = $1 AND status = 'successful' AND NOT test`,
+    [endpoint],
+  );
+  return row.n;
+}

@@ -42,19 +42,34 @@ export const deliveryRequeue = {
     return rows.sort((a, b) => a.event_created_at.getTime() - b.event_created_at.getTime());
   },
 
-  /** The delivery of one event to the endpoint, whatever its state (resend). */
+  /**
+   * The delivery of one event to the endpoint, whatever its state (resend). A delivered one is no longer
+   * stored (the attempt recorder deletes it), so it is made again, as the relay makes one, its attempts
+   * counted from the log.
+   */
   async one(
     dataSource: DataSource,
     company: string,
     endpoint: string,
     eventId: string,
   ): Promise<QueuedDelivery | undefined> {
-    const [rows]: [QueuedDelivery[]] = await dataSource.query(
-      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now(),
-         admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END
-       FROM webhook_events e
-       WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2 AND d.event_id = $3
-       ${RETURNING}`,
+    // An INSERT's rows come back as they are (an UPDATE's with its count, as in failedInWindow).
+    const rows: QueuedDelivery[] = await dataSource.query(
+      `WITH e AS (
+         SELECT id, event_id, name, created_at, payload FROM webhook_events WHERE event_id = $3 AND company_uuid = $1
+       ), ep AS (
+         SELECT uuid, ordering = 'entity' AS ordered FROM webhook_endpoints WHERE uuid = $2 AND company_uuid = $1
+       )
+       INSERT INTO webhook_deliveries AS d (event_id, webhook_endpoint_uuid, company_uuid, attempts, entity_key, event_seq)
+       SELECT e.event_id, ep.uuid, $1,
+         coalesce((SELECT max(l.attempt) FROM webhook_request_logs l
+                   WHERE l.company_uuid = $1 AND l.event_id = $3 AND l.webhook_endpoint_uuid = $2 AND NOT l.test), 0),
+         CASE WHEN ep.ordered THEN e.payload->'data'->>'id' END, CASE WHEN ep.ordered THEN e.id END
+       FROM e CROSS JOIN ep
+       ON CONFLICT (event_id, webhook_endpoint_uuid) DO UPDATE SET status = 'pending', next_attempt_at = now(),
+         updated_at = now(), admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END
+       RETURNING d.uuid, d.webhook_endpoint_uuid, d.event_id, (SELECT name FROM e) AS event, d.status, d.attempts,
+         (SELECT created_at FROM e) AS event_created_at`,
       [company, endpoint, eventId],
     );
     return rows[0];

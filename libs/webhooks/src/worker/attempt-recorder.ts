@@ -35,7 +35,7 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
  * (each request body read from its event: the body a job sends is its event's payload as stored, see
  * jobRows, so the batch does not carry it back; it was most of the batch's JSON, which PostgreSQL parses),
  * the deliveries' new states (each attempt frees its endpoint slot: a delivery to retry waits in
- * PostgreSQL until due and admitted again), a successor admitted into each freed slot, and the endpoints'
+ * PostgreSQL until due and admitted again, a failed one is kept for recovery, a delivered one is deleted), a successor admitted into each freed slot, and the endpoints'
  * health.
  *
  * Successors: for each endpoint, as many due waiting deliveries as it finished attempts here (FOR UPDATE
@@ -65,14 +65,24 @@ WITH batch AS (
     (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id), response_status, response_headers,
     response_body, duration_ms, error, status, sent_at
   FROM batch
-), deliveries AS (
+), retried AS (
   UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
     next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond', admitted_at = NULL
   FROM batch b
   -- = ANY($5) makes these index lookups: the cached plan cannot know the batch size and would scan the table.
   -- Only an admitted delivery frees a slot: a stale duplicate job (re-run after a crash) is logged, no more.
   WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND d.admitted_at IS NOT NULL
+    AND b.outcome <> 'successful'
   RETURNING d.webhook_endpoint_uuid
+), delivered AS (
+  -- A delivered delivery is done with: its attempts are in the log, and a resend puts it back (deliveryRequeue).
+  -- A delete writes no index entries, where the update wrote a row version into every index of the table.
+  DELETE FROM webhook_deliveries d USING batch b
+  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND d.admitted_at IS NOT NULL
+    AND b.outcome = 'successful'
+  RETURNING d.webhook_endpoint_uuid
+), deliveries AS (
+  SELECT webhook_endpoint_uuid FROM retried UNION ALL SELECT webhook_endpoint_uuid FROM delivered
 ), finished AS (
   SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n FROM deliveries GROUP BY 1
 ), barrier AS (${OUTBOX_BARRIER}
