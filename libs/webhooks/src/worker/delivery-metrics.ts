@@ -23,6 +23,11 @@ export class DeliveryMetrics {
   private readonly latency: Histogram<'outcome'>;
   private readonly inFlight = new Map<string, number>();
   private readonly failures = new Map<string, number>();
+  /** Each outcome's series: prom-client otherwise hashes a labels object on every inc and observe. */
+  private readonly byOutcome = new Map<
+    DeliveryOutcome,
+    { count: ReturnType<Counter<'outcome'>['labels']>; time: ReturnType<Histogram<'outcome'>['labels']> }
+  >();
 
   constructor(
     metrics: Metrics,
@@ -99,8 +104,16 @@ export class DeliveryMetrics {
     if (left > 0) this.inFlight.set(endpoint, left);
     else this.inFlight.delete(endpoint);
     if (!outcome) return;
-    this.deliveries.inc({ outcome });
-    if (seconds !== undefined) this.latency.observe({ outcome }, seconds);
+    let series = this.byOutcome.get(outcome);
+    if (!series) {
+      const labels = { outcome };
+      this.byOutcome.set(
+        outcome,
+        (series = { count: this.deliveries.labels(labels), time: this.latency.labels(labels) }),
+      );
+    }
+    series.count.inc();
+    if (seconds !== undefined) series.time.observe(seconds);
     if (outcome !== 'successful') this.failures.set(endpoint, (this.failures.get(endpoint) ?? 0) + 1);
   }
 }
