@@ -102,7 +102,7 @@ export function insertInOneStatement(
     const companyParam = params.fresh((i) => i.company);
     const write = `w AS (INSERT INTO ${ident(def.table)} (${[...columns, 'company_uuid'].map(ident).join(', ')})
     VALUES (${[...placeholders, companyParam].join(', ')}) RETURNING *)`;
-    const source = `SELECT ${recordExpression(def, 'w')} AS "record", NULL::json AS "changes", true AS "changed" FROM w`;
+    const source = `SELECT ${recordExpression(def, 'w', 'inserted')} AS "record", NULL::json AS "changes", true AS "changed" FROM w`;
     return { write, source, company: companyParam };
   });
 }
