@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { orderingColumns } from '../delivery/ordering-sql';
 
 /** A delivery put back in the queue, as the recover and resend routes report it. */
 export interface QueuedDelivery {
@@ -64,7 +65,7 @@ export const deliveryRequeue = {
        SELECT e.event_id, ep.uuid, $1,
          coalesce((SELECT max(l.attempt) FROM webhook_request_logs l
                    WHERE l.company_uuid = $1 AND l.event_id = $3 AND l.webhook_endpoint_uuid = $2 AND NOT l.test), 0),
-         CASE WHEN ep.ordered THEN e.payload->'data'->>'id' END, CASE WHEN ep.ordered THEN e.id END
+         ${orderingColumns('ep.ordered', 'e.payload', 'e.id')}
        FROM e CROSS JOIN ep
        ON CONFLICT (event_id, webhook_endpoint_uuid) DO UPDATE SET status = 'pending', next_attempt_at = now(),
          updated_at = now(), admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END

@@ -35,8 +35,8 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
  * (each request body read from its event: the body a job sends is its event's payload as stored, see
  * jobRows, so the batch does not carry it back; it was most of the batch's JSON, which PostgreSQL parses),
  * the deliveries' new states (each attempt frees its endpoint slot: a delivery to retry waits in
- * PostgreSQL until due and admitted again, a failed one is kept for recovery, a delivered one is deleted), a successor admitted into each freed slot, and the endpoints'
- * health.
+ * PostgreSQL until due and admitted again, a failed one is kept for recovery, a delivered one is deleted),
+ * a successor admitted into each freed slot, and the endpoints' health.
  *
  * Successors: for each endpoint, as many due waiting deliveries as it finished attempts here (FOR UPDATE
  * SKIP LOCKED, so concurrent batches and the DeliveryAdmitter never admit the same one), in the admitter's

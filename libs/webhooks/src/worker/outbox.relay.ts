@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared } from '@wharf/core';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { orderingColumns } from '../delivery/ordering-sql';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 
@@ -34,8 +35,7 @@ WITH claimed AS (
 ), inserted AS (
   INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq)
   SELECT t.event_id, t.endpoint, t.company_uuid,
-    CASE WHEN t.ordered THEN (SELECT e.payload->'data'->>'id' FROM webhook_events e WHERE e.id = t.id) END,
-    CASE WHEN t.ordered THEN t.id END
+    ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')}
   FROM targets t ORDER BY t.id
   ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
   RETURNING webhook_endpoint_uuid
