@@ -56,6 +56,48 @@ describe('AttemptWriter', () => {
     expect(uuids()).toEqual([['a', 'b', 'c']]);
   });
 
+  describe('with the answers of one batch job', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('commits them as soon as the last is in, without lingering', async () => {
+      recorded.mockResolvedValue(none);
+      const w = writer();
+      const answers = w.expect(2);
+      void w.record(record('a'), answers);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(recorded).not.toHaveBeenCalled();
+      void w.record(record('b'), answers);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(uuids()).toEqual([['a', 'b']]);
+    });
+
+    it('waits no longer than the linger for answers still out', async () => {
+      recorded.mockResolvedValue(none);
+      const w = writer();
+      const answers = w.expect(3);
+      void w.record(record('a'), answers);
+      void w.record(record('b'), answers);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(recorded).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(1);
+      expect(uuids()).toEqual([['a', 'b']]);
+      void w.record(record('c'), answers);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(uuids()).toEqual([['a', 'b'], ['c']]);
+    });
+
+    it('stops waiting for a send that ended without a record', async () => {
+      recorded.mockResolvedValue(none);
+      const w = writer();
+      const answers = w.expect(2);
+      void w.record(record('a'), answers);
+      w.unanswered(answers);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(uuids()).toEqual([['a']]);
+    });
+  });
+
   it('queues the successors a batch admitted and hands the endpoints it could not fill to the admitter', async () => {
     const successor = { uuid: 'next' } as DeliveryRow;
     recorded.mockResolvedValue({ admitted: [successor], admitMore: ['endpoint-2'] });

@@ -13,7 +13,7 @@ import {
   unbatched,
 } from '../delivery/delivery-queue';
 import { WebhookSender } from '../delivery/webhook-sender';
-import { AttemptWriter } from './attempt-writer';
+import { AnswerGroup, AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 import { DeliveryMetrics } from './delivery-metrics';
 import { CachedEndpoint, EndpointCache } from './endpoint-cache';
@@ -136,8 +136,9 @@ export class DeliveryProcessor
     if (endpoint.rateLimitPerSecond !== null) {
       return this.admitter.enqueueEach(deliveries.map((d) => unbatched(data, d)));
     }
+    const answers = this.attempts.expect(deliveries.length);
     const results = await Promise.allSettled(
-      deliveries.map((d) => this.attempt(job, endpoint, unbatched(data, d))),
+      deliveries.map((d) => this.attempt(job, endpoint, unbatched(data, d), answers)),
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -163,8 +164,13 @@ export class DeliveryProcessor
     this.admitter.admit([endpoint]);
   }
 
-  /** Sends one attempt and resolves once its record is durable. */
-  private async attempt(job: Job, endpoint: CachedEndpoint, data: DeliveryJobData): Promise<void> {
+  /** Sends one attempt and resolves once its record is durable (committed with its batch job's `answers`). */
+  private async attempt(
+    job: Job,
+    endpoint: CachedEndpoint,
+    data: DeliveryJobData,
+    answers?: AnswerGroup,
+  ): Promise<void> {
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
     this.metrics.started(data.endpoint);
@@ -174,6 +180,7 @@ export class DeliveryProcessor
           .sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body)
           .catch((error: unknown) => {
             this.metrics.finished(data.endpoint);
+            if (answers) this.attempts.unanswered(answers);
             throw error;
           });
     const schedule = this.config.webhooks.retrySchedule;
@@ -182,20 +189,26 @@ export class DeliveryProcessor
     this.metrics.finished(data.endpoint, outcome, result.duration_ms / 1000);
     const delayMs = final ? 0 : retryDelay(schedule, attempt, result.retryAfterMs);
     // Handed back to the queue by a shutdown timeout: the worker that takes it over records its attempt.
-    if (this.inFlight.isReleased(job)) throw new Error('released to the queue on shutdown');
-    await this.attempts.record({
-      delivery: {
-        uuid: data.delivery,
-        company_uuid: data.company,
-        endpoint_uuid: data.endpoint,
-        event_id: data.eventId,
-        event: data.event,
+    if (this.inFlight.isReleased(job)) {
+      if (answers) this.attempts.unanswered(answers);
+      throw new Error('released to the queue on shutdown');
+    }
+    await this.attempts.record(
+      {
+        delivery: {
+          uuid: data.delivery,
+          company_uuid: data.company,
+          endpoint_uuid: data.endpoint,
+          event_id: data.eventId,
+          event: data.event,
+        },
+        attempt,
+        result,
+        outcome: result.status === 'successful' ? 'successful' : final ? 'failed' : 'pending',
+        nextAttemptInMs: delayMs,
       },
-      attempt,
-      result,
-      outcome: result.status === 'successful' ? 'successful' : final ? 'failed' : 'pending',
-      nextAttemptInMs: delayMs,
-    });
+      answers,
+    );
     if (result.status !== 'successful') {
       this.logger.log({
         msg: 'delivery attempt failed',
