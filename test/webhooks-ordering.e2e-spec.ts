@@ -9,6 +9,7 @@ import { startWorker } from './support/worker';
 
 const W = '/inventory/int/v1/warehouses';
 const E = '/int/v1/webhook-endpoints';
+const L = '/int/v1/webhook-request-logs';
 /** These suites write hundreds of records a minute from one address. */
 const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '100000' };
 const WORKER = join(CLI, '..', '..', '..', 'worker', 'src', 'main.js');
@@ -139,6 +140,62 @@ describe('webhooks: ordered delivery per entity', () => {
       await worker.close();
     }
   }, 180_000);
+
+  it("a resent event takes its place in its record's order: a later event of the record waits for it", async () => {
+    const acme = await createCompany(api, 'Resent in order');
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/resent`);
+    const set = await http(api.url, 'PUT', `${E}/${String(endpoint.uuid)}`, {
+      key: acme.key,
+      body: { webhook_endpoint: { ordering: 'entity' } },
+    });
+    expect(set.status).toBe(200);
+    const resent = () => receiver.requests.filter((r) => r.path === '/resent');
+    let failedResend = false;
+    receiver.respond = (request) => {
+      // The resent create fails its first attempt, so it is pending (retrying) when the update commits.
+      const again = request.path === '/resent' && position(request).index === 0 && resent().length > 1;
+      if (again && !failedResend) {
+        failedResend = true;
+        return { status: 500 };
+      }
+      return { status: 200 };
+    };
+    const worker = await startWorker(api.config);
+    try {
+      const created = await http(api.url, 'POST', W, { key: acme.key, body: warehouse('resent') });
+      expect(created.status).toBe(201);
+      const uuid: string = created.body.warehouse.uuid;
+      const [first] = await eventually(async () => (resent().length ? resent() : undefined));
+      const eventId = String(first.headers['webhook-id']);
+      const log = await eventually(async () => {
+        const list = await http(api.url, 'GET', `${L}?event_id=${eventId}&status=successful`, {
+          key: acme.key,
+        });
+        return list.body.webhook_request_logs[0] as { uuid: string } | undefined;
+      });
+      // Delivered, so its delivery row is gone: the resend makes it again, with its record and outbox position.
+      expect((await http(api.url, 'POST', `${L}/${log.uuid}/resend`, { key: acme.key })).status).toBe(200);
+      await eventually(async () => failedResend || undefined);
+
+      const updated = await http(api.url, 'PUT', `${W}/${uuid}`, {
+        key: acme.key,
+        body: { warehouse: { name: 'resent-u1' } },
+      });
+      expect(updated.status).toBe(200);
+      await eventually(async () => resent().some((r) => position(r).index === 1) || undefined, 30_000);
+      // Original, failed resend, its retry, then the update: the update did not overtake the retrying resend.
+      expect(resent().map((r) => position(r).index)).toEqual([0, 0, 0, 1]);
+      expect(
+        new Set(
+          resent()
+            .slice(0, 3)
+            .map((r) => r.headers['webhook-id']),
+        ),
+      ).toEqual(new Set([eventId]));
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
 });
 
 describe('webhooks: ordered delivery survives a worker crash', () => {
