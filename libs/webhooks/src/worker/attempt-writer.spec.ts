@@ -2,7 +2,7 @@ import { AppConfig, HealthService, OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
-import { AttemptWriter } from './attempt-writer';
+import { AnswerGroup, AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 
 jest.mock('./attempt-recorder', () => ({ recordAttempts: jest.fn() }));
@@ -63,10 +63,12 @@ describe('AttemptWriter', () => {
     it('commits them as soon as the last is in, without lingering', async () => {
       recorded.mockResolvedValue(none);
       const w = writer();
-      const answers = w.expect(2);
+      const answers = new AnswerGroup(2);
+      w.answered(answers);
       void w.record(record('a'), answers);
       await jest.advanceTimersByTimeAsync(1);
       expect(recorded).not.toHaveBeenCalled();
+      w.answered(answers);
       void w.record(record('b'), answers);
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a', 'b']]);
@@ -75,13 +77,16 @@ describe('AttemptWriter', () => {
     it('waits no longer than the linger for answers still out', async () => {
       recorded.mockResolvedValue(none);
       const w = writer();
-      const answers = w.expect(3);
+      const answers = new AnswerGroup(3);
+      w.answered(answers);
       void w.record(record('a'), answers);
+      w.answered(answers);
       void w.record(record('b'), answers);
       await jest.advanceTimersByTimeAsync(1);
       expect(recorded).not.toHaveBeenCalled();
       await jest.advanceTimersByTimeAsync(1);
       expect(uuids()).toEqual([['a', 'b']]);
+      w.answered(answers);
       void w.record(record('c'), answers);
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a', 'b'], ['c']]);
@@ -90,9 +95,10 @@ describe('AttemptWriter', () => {
     it('stops waiting for a send that ended without a record', async () => {
       recorded.mockResolvedValue(none);
       const w = writer();
-      const answers = w.expect(2);
+      const answers = new AnswerGroup(2);
+      w.answered(answers);
       void w.record(record('a'), answers);
-      w.unanswered(answers);
+      w.answered(answers);
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a']]);
     });

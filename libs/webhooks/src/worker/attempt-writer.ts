@@ -60,21 +60,15 @@ export class AttemptWriter implements OnApplicationShutdown {
     private readonly outages: OutageMonitor,
   ) {}
 
-  /** Answers expected from a job's sends: pass it with each of their records, or to `unanswered`. */
-  expect(answers: number): AnswerGroup {
-    return new AnswerGroup(answers);
-  }
-
   record(record: AttemptRecord, group?: AnswerGroup): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      if (group) group.outstanding--;
       this.buffer.push({ record, group, resolve, reject });
       this.schedule();
     });
   }
 
-  /** A send of the group ended without a record (it threw): its siblings no longer wait for it. */
-  unanswered(group: AnswerGroup): void {
+  /** One send of the group has ended (its record, if it makes one, follows): its siblings wait one less. */
+  answered(group: AnswerGroup): void {
     group.outstanding--;
     if (this.buffer.length) this.schedule();
   }

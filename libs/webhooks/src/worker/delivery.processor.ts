@@ -12,7 +12,7 @@ import {
   DeliveryJobData,
   unbatched,
 } from '../delivery/delivery-queue';
-import { WebhookSender } from '../delivery/webhook-sender';
+import { Attempt, WebhookSender } from '../delivery/webhook-sender';
 import { AnswerGroup, AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 import { DeliveryMetrics } from './delivery-metrics';
@@ -136,7 +136,7 @@ export class DeliveryProcessor
     if (endpoint.rateLimitPerSecond !== null) {
       return this.admitter.enqueueEach(deliveries.map((d) => unbatched(data, d)));
     }
-    const answers = this.attempts.expect(deliveries.length);
+    const answers = new AnswerGroup(deliveries.length);
     const results = await Promise.allSettled(
       deliveries.map((d) => this.attempt(job, endpoint, unbatched(data, d), answers)),
     );
@@ -174,25 +174,29 @@ export class DeliveryProcessor
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
     this.metrics.started(data.endpoint);
-    const result = endpoint.unreadableSecret
-      ? this.sender.unsent(endpoint.url, data.body, `secret: ${endpoint.unreadableSecret}`, false)
-      : await this.sender
-          .sendSigned(endpoint.url, this.endpoints.secrets(endpoint), data.eventId, data.body)
-          .catch((error: unknown) => {
-            this.metrics.finished(data.endpoint);
-            if (answers) this.attempts.unanswered(answers);
-            throw error;
-          });
+    let result: Attempt;
+    try {
+      result = endpoint.unreadableSecret
+        ? this.sender.unsent(endpoint.url, data.body, `secret: ${endpoint.unreadableSecret}`, false)
+        : await this.sender.sendSigned(
+            endpoint.url,
+            this.endpoints.secrets(endpoint),
+            data.eventId,
+            data.body,
+          );
+    } catch (error) {
+      this.metrics.finished(data.endpoint);
+      throw error;
+    } finally {
+      if (answers) this.attempts.answered(answers);
+    }
     const schedule = this.config.webhooks.retrySchedule;
     const final = result.status === 'successful' || result.permanent || attempt >= maxAttempts(schedule);
     const outcome = result.status === 'successful' ? 'successful' : final ? 'failed' : 'retrying';
     this.metrics.finished(data.endpoint, outcome, result.duration_ms / 1000);
     const delayMs = final ? 0 : retryDelay(schedule, attempt, result.retryAfterMs);
     // Handed back to the queue by a shutdown timeout: the worker that takes it over records its attempt.
-    if (this.inFlight.isReleased(job)) {
-      if (answers) this.attempts.unanswered(answers);
-      throw new Error('released to the queue on shutdown');
-    }
+    if (this.inFlight.isReleased(job)) throw new Error('released to the queue on shutdown');
     await this.attempts.record(
       {
         delivery: {
