@@ -204,10 +204,11 @@ describe('webhook management API (the console’s backend)', () => {
     await eventually(async () => {
       const [row] = await sql(
         api,
-        `SELECT dispatched_at FROM webhook_events WHERE name = 'warehouse.created' AND payload->'data'->>'uuid' = $1`,
+        `SELECT NOT EXISTS (SELECT 1 FROM webhook_events_undispatched u WHERE u.id = e.id) AS dispatched
+         FROM webhook_events e WHERE name = 'warehouse.created' AND payload->'data'->>'uuid' = $1`,
         [second],
       );
-      return row?.dispatched_at;
+      return row?.dispatched === true || undefined;
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(received('/flow', 'warehouse.created', second)).toHaveLength(0);

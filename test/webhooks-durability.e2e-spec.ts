@@ -70,6 +70,30 @@ describe('webhooks: nothing committed is lost', () => {
     }
   });
 
+  it('an event deleted before it was fanned out holds back nothing ordered after it: its place in the queue is dropped', async () => {
+    const gone = await createCompany(api, 'Gone');
+    await createWarehouses(api, gone.key, 1, 'gone');
+    const acme = await createCompany(api, 'Ordered');
+    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/ordered`, ['warehouse.created']);
+    // In commit order per record: each delivery waits until every earlier event is fanned out.
+    await sql(api, `UPDATE webhook_endpoints SET ordering = 'entity' WHERE uuid = $1`, [endpoint.uuid]);
+    const uuids = await createWarehouses(api, acme.key, 20, 'ordered');
+    // Deleted before any worker ran (as its company's deletion does), ahead of the others in the queue.
+    await sql(api, `DELETE FROM webhook_events WHERE company_uuid = $1`, [gone.uuid]);
+    const orphans = `SELECT count(*)::int AS n FROM webhook_events_undispatched u
+      WHERE NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.id = u.id)`;
+    expect(await sql(api, orphans)).toEqual([{ n: 1 }]);
+    const worker = await startWorker(api.config);
+    try {
+      const received = () => receiver.requests.filter((r) => r.path === '/ordered');
+      await eventually(async () => received().length === 20, 30_000);
+      expect(received().map((r) => JSON.parse(r.body).data.id)).toEqual(expect.arrayContaining(uuids));
+      expect(await sql(api, orphans)).toEqual([{ n: 0 }]);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('two workers running at once share a backlog: every event is fanned out and delivered exactly once', async () => {
     const acme = await createCompany(api, 'Pair');
     const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/pair`, ['warehouse.created']);

@@ -24,7 +24,8 @@ const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatM
 /**
  * The nodes of the generic plan a worker connection makes for `text` that read a whole table or index: a
  * sequential scan, a scan of an index that is not partial with no condition on it, or a merge join (which
- * such a scan feeds). Partial indexes are bounded by design (the waiting, admitted and undispatched rows).
+ * such a scan feeds). Partial indexes are bounded by design (the waiting and admitted rows), as is the
+ * queue of undispatched events.
  */
 async function wholeReads(
   client: Client,
@@ -67,8 +68,8 @@ describe('worker statements: index plans whatever the statistics', () => {
     // A few hundred deliveries, never analysed, none due (so nothing would send them).
     await sql(
       api,
-      `INSERT INTO webhook_events (event_id, company_uuid, name, payload, dispatched_at)
-       SELECT 'evt_plan_' || i, $1, 'warehouse.created', '{}', now() FROM generate_series(1, 500) i`,
+      `INSERT INTO webhook_events (event_id, company_uuid, name, payload)
+       SELECT 'evt_plan_' || i, $1, 'warehouse.created', '{}' FROM generate_series(1, 500) i`,
       [company.uuid],
     );
     await sql(
@@ -85,7 +86,8 @@ describe('worker statements: index plans whatever the statistics', () => {
     const indexes = await client.query<{ name: string }>(
       `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indpred IS NOT NULL`,
     );
-    partial = new Set(indexes.rows.map((row) => row.name));
+    // The queue of undispatched events holds only those, as a partial index on the outbox did before it.
+    partial = new Set([...indexes.rows.map((row) => row.name), 'webhook_events_undispatched_pkey']);
   });
 
   afterAll(async () => {
@@ -119,8 +121,8 @@ describe('worker statements: index plans whatever the statistics', () => {
       )) as { company_uuid: string; webhook_endpoint_uuid: string }[];
       await sql(
         api,
-        `INSERT INTO webhook_events (event_id, company_uuid, name, payload, dispatched_at)
-         SELECT 'evt_backlog_' || i, $1, 'warehouse.created', '{}', now() FROM generate_series(1, 10000) i`,
+        `INSERT INTO webhook_events (event_id, company_uuid, name, payload)
+         SELECT 'evt_backlog_' || i, $1, 'warehouse.created', '{}' FROM generate_series(1, 10000) i`,
         [company],
       );
       await sql(

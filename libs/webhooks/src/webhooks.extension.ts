@@ -23,6 +23,7 @@ import { SearchIndexes1700000000105 } from './migrations/1700000000105-search-in
 import { TrimPerDeliveryIndexes1700000000106 } from './migrations/1700000000106-trim-per-delivery-indexes';
 import { SearchRequestLogsWithoutEventIds1700000000107 } from './migrations/1700000000107-search-request-logs-without-event-ids';
 import { SearchRequestLogsThroughKeys1700000000108 } from './migrations/1700000000108-search-request-logs-through-keys';
+import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109-queue-undispatched-events';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -47,6 +48,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     TrimPerDeliveryIndexes1700000000106,
     SearchRequestLogsWithoutEventIds1700000000107,
     SearchRequestLogsThroughKeys1700000000108,
+    QueueUndispatchedEvents1700000000109,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

@@ -15,6 +15,10 @@ export const OUTBOX_CHANNEL = 'wharf_webhook_events';
 /** Sent on OUTBOX_CHANNEL when deliveries were put back to wait (resend, recover): workers admit them. */
 export const ADMIT_PAYLOAD = 'admit';
 
+/** Puts the events `inserted` (a CTE returning their ids) in the relay's queue (migration 1700000000109). */
+const QUEUE = (inserted: string) =>
+  `INSERT INTO "webhook_events_undispatched" ("id") SELECT "id" FROM ${inserted}`;
+
 /**
  * Writes one outbox row per change and domain event on the write's own connection, before it commits:
  * a rolled-back write leaves nothing, a committed one cannot be lost. NOTIFY wakes the relay at commit.
@@ -36,13 +40,14 @@ export class OutboxWriter implements WriteListener {
       ...events.map((event) => domainEnvelope(event, at)),
     ];
     if (!envelopes.length) return;
-    // One round trip: the insert, and the NOTIFY (delivered at commit) that wakes the relay.
+    // One round trip: the insert, its place in the relay's queue, and the NOTIFY (delivered at commit)
+    // that wakes the relay.
     await queryRunner.query(
       `WITH inserted AS (
          INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
          SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)
-         RETURNING 1
-       )
+         RETURNING "id"
+       ), queued AS (${QUEUE('inserted')})
        SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row`,
       [
         companyUuid,
@@ -69,7 +74,8 @@ export class OutboxWriter implements WriteListener {
     return {
       with: [
         `${outbox} AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
-           SELECT ${id}::text, ${company}, ${name}, ${payload} FROM ${source} WHERE ${source}."changed" RETURNING 1)`,
+           SELECT ${id}::text, ${company}, ${name}, ${payload} FROM ${source} WHERE ${source}."changed" RETURNING "id")`,
+        `${prefix}queued AS (${QUEUE(outbox)})`,
       ],
       // Evaluated by the statement's SELECT: a CTE that only reads runs only if something reads it.
       select: [`(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ${outbox} LIMIT 1) AS "${prefix}notified"`],

@@ -87,7 +87,7 @@ export class DeliveryMetrics {
       async collect() {
         const [row] = await dataSource.query(
           `SELECT COALESCE(extract(epoch FROM now() - min(created_at)), 0)::float8 AS lag
-           FROM webhook_events WHERE dispatched_at IS NULL`,
+           FROM webhook_events_undispatched u JOIN webhook_events e ON e.id = u.id`,
         );
         this.set(Number(row?.lag ?? 0));
       },

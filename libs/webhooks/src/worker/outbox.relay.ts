@@ -17,16 +17,19 @@ interface Fanned {
 
 /**
  * One statement, so one round trip and one atomic commit: claim a batch of undispatched events (SKIP LOCKED,
- * so relays in several workers share the work), mark them dispatched, and create a waiting delivery for
+ * so relays in several workers share the work), take them off the queue of undispatched events, and create a waiting delivery for
  * every matching enabled endpoint; the DeliveryAdmitter then admits them to the queue. For endpoints with
  * ordering = 'entity' a delivery also records its record (`data.id`) and outbox position.
  */
 export const DISPATCH_BATCH = `
-WITH claimed AS (
-  SELECT id, event_id, company_uuid, name FROM webhook_events
-  WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
+WITH queued AS (
+  SELECT id FROM webhook_events_undispatched ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
 ), dispatched AS (
-  UPDATE webhook_events e SET dispatched_at = now() FROM claimed c WHERE e.id = c.id
+  DELETE FROM webhook_events_undispatched u WHERE u.id = ANY(ARRAY(SELECT id FROM queued))
+), claimed AS (
+  -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
+  -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
+  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
@@ -41,7 +44,7 @@ WITH claimed AS (
   RETURNING webhook_endpoint_uuid
 )
 SELECT n.claimed, i.endpoint
-FROM (SELECT count(*)::int AS claimed FROM claimed) n
+FROM (SELECT count(*)::int AS claimed FROM queued) n
 LEFT JOIN (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted) i ON true`;
 
 /**
