@@ -82,7 +82,7 @@ describe('AttemptWriter', () => {
       void w.record(record('a'), answers);
       w.answered(answers);
       void w.record(record('b'), answers);
-      await jest.advanceTimersByTimeAsync(1);
+      await jest.advanceTimersByTimeAsync(19);
       expect(recorded).not.toHaveBeenCalled();
       await jest.advanceTimersByTimeAsync(1);
       expect(uuids()).toEqual([['a', 'b']]);
@@ -90,6 +90,36 @@ describe('AttemptWriter', () => {
       void w.record(record('c'), answers);
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a', 'b'], ['c']]);
+    });
+
+    it("holds back only its own records: another job's, all answered, are committed at once", async () => {
+      recorded.mockResolvedValue(none);
+      const w = writer();
+      const slow = new AnswerGroup(2);
+      w.answered(slow);
+      void w.record(record('slow-1'), slow);
+      const fast = new AnswerGroup(2);
+      for (const uuid of ['fast-1', 'fast-2']) {
+        await jest.advanceTimersByTimeAsync(1);
+        w.answered(fast);
+        void w.record(record(uuid), fast);
+      }
+      await jest.advanceTimersByTimeAsync(0);
+      expect(uuids()).toEqual([['fast-1', 'fast-2']]);
+      await jest.advanceTimersByTimeAsync(18);
+      expect(uuids()).toEqual([['fast-1', 'fast-2'], ['slow-1']]);
+    });
+
+    it('waits for a job answered slowly, one answer every few milliseconds, and commits it whole', async () => {
+      recorded.mockResolvedValue(none);
+      const w = writer();
+      const answers = new AnswerGroup(5);
+      for (const uuid of ['a', 'b', 'c', 'd', 'e']) {
+        w.answered(answers);
+        void w.record(record(uuid), answers);
+        await jest.advanceTimersByTimeAsync(4);
+      }
+      expect(uuids()).toEqual([['a', 'b', 'c', 'd', 'e']]);
     });
 
     it('stops waiting for a send that ended without a record', async () => {
