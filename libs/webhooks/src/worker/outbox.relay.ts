@@ -16,10 +16,10 @@ interface Fanned {
 }
 
 /**
- * One statement, so one round trip and one atomic commit: claim a batch of undispatched events (SKIP LOCKED,
- * so relays in several workers share the work), take them off the queue of undispatched events, and create a waiting delivery for
- * every matching enabled endpoint; the DeliveryAdmitter then admits them to the queue. For endpoints with
- * ordering = 'entity' a delivery also records its record (`data.id`) and outbox position.
+ * One statement, so one round trip and one atomic commit: claim a batch of undispatched events from their
+ * queue (SKIP LOCKED, so relays in several workers share the work), take them off it, and create a waiting
+ * delivery for every matching enabled endpoint; the DeliveryAdmitter then admits them to the queue. For
+ * endpoints with ordering = 'entity' a delivery also records its record (`data.id`) and outbox position.
  */
 export const DISPATCH_BATCH = `
 WITH queued AS (
