@@ -15,9 +15,11 @@ export const OUTBOX_CHANNEL = 'wharf_webhook_events';
 /** Sent on OUTBOX_CHANNEL when deliveries were put back to wait (resend, recover): workers admit them. */
 export const ADMIT_PAYLOAD = 'admit';
 
-/** Puts the events `inserted` (a CTE returning their ids) in the relay's queue (migration 1700000000109). */
-const QUEUE = (inserted: string) =>
-  `INSERT INTO "webhook_events_undispatched" ("id") SELECT "id" FROM ${inserted}`;
+/** The relay's queue: the ids of outbox events not fanned out yet (migration 1700000000109). */
+export const UNDISPATCHED_EVENTS = 'webhook_events_undispatched';
+
+/** Puts the events `inserted` (a CTE returning their ids) in the relay's queue. */
+const QUEUE = (inserted: string) => `INSERT INTO ${UNDISPATCHED_EVENTS} (id) SELECT id FROM ${inserted}`;
 
 /**
  * Writes one outbox row per change and domain event on the write's own connection, before it commits:

@@ -3,8 +3,10 @@
  * recorder, which both admit deliveries.
  */
 
+import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
+
 /** The outbox position below which every event is fanned out (see `inOrder`). */
-export const OUTBOX_BARRIER = `SELECT coalesce(min(id), 9223372036854775807) AS seq FROM webhook_events_undispatched`;
+export const OUTBOX_BARRIER = `SELECT coalesce(min(id), 9223372036854775807) AS seq FROM ${UNDISPATCHED_EVENTS}`;
 
 /** How many attempts `ep` may have in flight: one while it is throttled. */
 export const effectiveCap = (ep: string) => `(CASE WHEN ${ep}.throttled THEN 1 ELSE ${ep}.max_in_flight END)`;

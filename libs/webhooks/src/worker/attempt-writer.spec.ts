@@ -9,6 +9,11 @@ jest.mock('./attempt-recorder', () => ({ recordAttempts: jest.fn() }));
 const recorded = recordAttempts as jest.MockedFunction<typeof recordAttempts>;
 
 const record = (uuid: string) => ({ delivery: { uuid } }) as AttemptRecord;
+/** One send of the batch job `group` answered, and its record handed to the writer. */
+const answer = (w: AttemptWriter, group: AnswerGroup, uuid: string) => {
+  w.answered(group);
+  void w.record(record(uuid), group);
+};
 const pgError = (code: string) => Object.assign(new Error(code), { code });
 const none: RecordedBatch = { admitted: [], admitMore: [] };
 const admitter = { enqueue: jest.fn(async () => undefined), admit: jest.fn() };
@@ -64,12 +69,10 @@ describe('AttemptWriter', () => {
       recorded.mockResolvedValue(none);
       const w = writer();
       const answers = new AnswerGroup(2);
-      w.answered(answers);
-      void w.record(record('a'), answers);
+      answer(w, answers, 'a');
       await jest.advanceTimersByTimeAsync(1);
       expect(recorded).not.toHaveBeenCalled();
-      w.answered(answers);
-      void w.record(record('b'), answers);
+      answer(w, answers, 'b');
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a', 'b']]);
     });
@@ -78,16 +81,13 @@ describe('AttemptWriter', () => {
       recorded.mockResolvedValue(none);
       const w = writer();
       const answers = new AnswerGroup(3);
-      w.answered(answers);
-      void w.record(record('a'), answers);
-      w.answered(answers);
-      void w.record(record('b'), answers);
+      answer(w, answers, 'a');
+      answer(w, answers, 'b');
       await jest.advanceTimersByTimeAsync(19);
       expect(recorded).not.toHaveBeenCalled();
       await jest.advanceTimersByTimeAsync(1);
       expect(uuids()).toEqual([['a', 'b']]);
-      w.answered(answers);
-      void w.record(record('c'), answers);
+      answer(w, answers, 'c');
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a', 'b'], ['c']]);
     });
@@ -96,13 +96,11 @@ describe('AttemptWriter', () => {
       recorded.mockResolvedValue(none);
       const w = writer();
       const slow = new AnswerGroup(2);
-      w.answered(slow);
-      void w.record(record('slow-1'), slow);
+      answer(w, slow, 'slow-1');
       const fast = new AnswerGroup(2);
       for (const uuid of ['fast-1', 'fast-2']) {
         await jest.advanceTimersByTimeAsync(1);
-        w.answered(fast);
-        void w.record(record(uuid), fast);
+        answer(w, fast, uuid);
       }
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['fast-1', 'fast-2']]);
@@ -115,8 +113,7 @@ describe('AttemptWriter', () => {
       const w = writer();
       const answers = new AnswerGroup(5);
       for (const uuid of ['a', 'b', 'c', 'd', 'e']) {
-        w.answered(answers);
-        void w.record(record(uuid), answers);
+        answer(w, answers, uuid);
         await jest.advanceTimersByTimeAsync(4);
       }
       expect(uuids()).toEqual([['a', 'b', 'c', 'd', 'e']]);
@@ -126,8 +123,7 @@ describe('AttemptWriter', () => {
       recorded.mockResolvedValue(none);
       const w = writer();
       const answers = new AnswerGroup(2);
-      w.answered(answers);
-      void w.record(record('a'), answers);
+      answer(w, answers, 'a');
       w.answered(answers);
       await jest.advanceTimersByTimeAsync(0);
       expect(uuids()).toEqual([['a']]);

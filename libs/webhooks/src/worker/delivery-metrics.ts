@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
+import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 
 /** Per-endpoint series are exported for this many endpoints only (the busiest), so label values stay bounded. */
 export const TOP_ENDPOINTS = 10;
@@ -87,7 +88,7 @@ export class DeliveryMetrics {
       async collect() {
         const [row] = await dataSource.query(
           `SELECT COALESCE(extract(epoch FROM now() - min(created_at)), 0)::float8 AS lag
-           FROM webhook_events_undispatched u JOIN webhook_events e ON e.id = u.id`,
+           FROM ${UNDISPATCHED_EVENTS} u JOIN webhook_events e ON e.id = u.id`,
         );
         this.set(Number(row?.lag ?? 0));
       },

@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared } from '@wharf/c
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { orderingColumns } from '../delivery/ordering-sql';
-import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
+import { ADMIT_PAYLOAD, OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 
 const BATCH = 500;
@@ -23,9 +23,9 @@ interface Fanned {
  */
 export const DISPATCH_BATCH = `
 WITH queued AS (
-  SELECT id FROM webhook_events_undispatched ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
+  SELECT id FROM ${UNDISPATCHED_EVENTS} ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
 ), dispatched AS (
-  DELETE FROM webhook_events_undispatched u WHERE u.id = ANY(ARRAY(SELECT id FROM queued))
+  DELETE FROM ${UNDISPATCHED_EVENTS} u WHERE u.id = ANY(ARRAY(SELECT id FROM queued))
 ), claimed AS (
   -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
   -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
