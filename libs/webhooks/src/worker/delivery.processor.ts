@@ -98,18 +98,26 @@ export class DeliveryProcessor
     const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
     if (!endpoint || endpoint.status !== 'enabled') return this.failDisabled(data.endpoint, [data.delivery]);
     if (endpoint.rateLimitPerSecond !== null) {
-      const { slot, waitMs } = await this.rateLimiter.reserve(
-        endpoint.uuid,
-        endpoint.rateLimitPerSecond,
-        data.rateSlot,
-      );
-      if (waitMs > SLEEP_FOR_SLOT_MS) {
-        // Back to the delayed set with its reservation: the job holds no worker slot while it waits.
-        await job.updateData({ ...data, rateSlot: slot });
-        await job.moveToDelayed(Date.now() + waitMs - WAKE_BEFORE_SLOT_MS, token);
-        throw new DelayedError();
+      let held = data.rateSlot;
+      for (;;) {
+        const { slot, waitMs } = await this.rateLimiter.reserve(
+          endpoint.uuid,
+          endpoint.rateLimitPerSecond,
+          held,
+        );
+        if (waitMs === 0) break;
+        if (waitMs > SLEEP_FOR_SLOT_MS) {
+          // Back to the delayed set with its reservation: the job holds no worker slot while it waits.
+          await job.updateData({ ...data, rateSlot: slot });
+          await job.moveToDelayed(Date.now() + waitMs - WAKE_BEFORE_SLOT_MS, token);
+          throw new DelayedError();
+        }
+        // The reservation is confirmed again after the sleep, as after a delay: a timer that fired late on
+        // a busy event loop sent past the grace, bunched with the next slot's send (the rate-limit e2e
+        // test saw 21 sends in a second against a limit of 20 under the full suite's load).
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        held = slot;
       }
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
     await this.attempt(job, endpoint, data);
   }
