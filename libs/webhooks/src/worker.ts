@@ -9,6 +9,7 @@ import { DeliveryProcessor } from './worker/delivery.processor';
 import { MetricsListener } from './worker/metrics-listener';
 import { EndpointCache } from './worker/endpoint-cache';
 import { EndpointRateLimiter } from './worker/endpoint-rate-limiter';
+import { EndpointSendLeases } from './worker/endpoint-send-leases';
 import { DeliverySweeper } from './worker/delivery.sweeper';
 import { OutboxRelay } from './worker/outbox.relay';
 import { RequestLogPurger } from './worker/request-log.purger';
@@ -16,6 +17,7 @@ import { RequestLogPurger } from './worker/request-log.purger';
 export { DeliveryAdmitter } from './worker/delivery.admitter';
 export { DeliveryProcessor } from './worker/delivery.processor';
 export { DeliverySweeper } from './worker/delivery.sweeper';
+export { EndpointSendLeases } from './worker/endpoint-send-leases';
 export { OutboxRelay } from './worker/outbox.relay';
 export { RequestLogPurger } from './worker/request-log.purger';
 export { RECORD_ATTEMPTS, recordAttempts } from './worker/attempt-recorder';
@@ -47,6 +49,7 @@ export const WORKER_DATABASE_SETTINGS = {
     DeliveryAdmitter,
     EndpointCache,
     EndpointRateLimiter,
+    EndpointSendLeases,
     AttemptWriter,
     RequestLogPurger,
     DeliveryMetrics,

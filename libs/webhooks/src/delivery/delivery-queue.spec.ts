@@ -11,6 +11,7 @@ const row = (uuid: string, fields: Partial<DeliveryRow> = {}): DeliveryRow => ({
   version: '1000',
   admission: '1700000000000001',
   limited: false,
+  cap: 10,
   ...fields,
 });
 
@@ -24,6 +25,7 @@ describe('delivery jobs', () => {
     expect(data.deliveries.map((d) => d.delivery)).toEqual(['a', 'b', 'c']);
     // The newest endpoint version any of them saw, so no delivery is sent with an older endpoint.
     expect(data.endpointVersion).toBe(2000);
+    expect(data.cap).toBe(10);
   });
 
   it('keeps retries, sends under a rate limit and lone deliveries one per job, under their own ids', () => {

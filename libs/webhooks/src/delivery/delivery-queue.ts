@@ -1,5 +1,6 @@
 import { JobsOptions, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { jobRows } from '../worker/admission-sql';
 
 export const DELIVERY_QUEUE = 'webhook-deliveries';
 
@@ -18,6 +19,8 @@ export interface DeliveryJobData {
   attempts: number;
   /** A send slot reserved under the endpoint's rate limit (Redis clock, ms), kept while the job waits for it. */
   rateSlot?: number;
+  /** The endpoint's sends at once when admitted (max_in_flight, 1 while throttled): see EndpointSendLeases. */
+  cap: number;
 }
 
 export const deliveryJobId = (delivery: string, attempts: number) => `${delivery}.${attempts}`;
@@ -30,6 +33,7 @@ export interface DeliveryBatchJobData {
   endpoint: string;
   endpointVersion: number;
   company: string;
+  cap: number;
   deliveries: BatchedDelivery[];
 }
 
@@ -46,6 +50,7 @@ export const unbatched = (batch: DeliveryBatchJobData, delivery: BatchedDelivery
   endpoint: batch.endpoint,
   endpointVersion: batch.endpointVersion,
   company: batch.company,
+  cap: batch.cap,
   ...delivery,
 });
 
@@ -79,6 +84,8 @@ export interface DeliveryRow {
   admission: string;
   /** The endpoint has a rate limit: each send needs its own slot, so each delivery gets its own job. */
   limited: boolean;
+  /** Its endpoint's sends at once (max_in_flight, 1 while throttled). */
+  cap: number;
   uuid: string;
   webhook_endpoint_uuid: string;
   company_uuid: string;
@@ -100,6 +107,7 @@ export function deliveryJobData(row: DeliveryRow): DeliveryJobData {
     event: row.name,
     body: row.body,
     attempts: row.attempts,
+    cap: row.cap,
   };
 }
 
@@ -133,6 +141,7 @@ export function deliveryJobs(rows: DeliveryRow[], maxAttempts: number): QueuedJo
       endpoint: batch[0].webhook_endpoint_uuid,
       endpointVersion: Math.max(...batch.map((row) => Number(row.version))),
       company: batch[0].company_uuid,
+      cap: Math.min(...batch.map((row) => row.cap)),
       deliveries: batch.map((row) => ({
         delivery: row.uuid,
         eventId: row.event_id,
@@ -160,14 +169,8 @@ export function deliveryJobs(rows: DeliveryRow[], maxAttempts: number): QueuedJo
 export async function loadDeliveryRows(dataSource: DataSource, uuids: string[]): Promise<DeliveryRow[]> {
   if (!uuids.length) return [];
   return dataSource.query(
-    `SELECT d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, e.event_id, e.name, e.payload::text AS body,
-            (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version,
-            (extract(epoch FROM d.admitted_at) * 1000000)::bigint AS admission,
-            ep.rate_limit_per_second IS NOT NULL AS limited
-     FROM webhook_deliveries d
-     JOIN webhook_events e ON e.event_id = d.event_id
-     JOIN webhook_endpoints ep ON ep.uuid = d.webhook_endpoint_uuid
-     WHERE d.uuid = ANY($1::uuid[]) AND d.status = 'pending' AND d.admitted_at IS NOT NULL`,
+    `${jobRows('webhook_deliveries')}
+     WHERE a.uuid = ANY($1::uuid[]) AND a.status = 'pending' AND a.admitted_at IS NOT NULL`,
     [uuids],
   );
 }

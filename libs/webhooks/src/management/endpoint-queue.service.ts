@@ -14,7 +14,9 @@ export const ENDPOINT_QUEUE_SCHEMA = {
         webhook_endpoint_uuid: { type: 'string', format: 'uuid' },
         in_flight: {
           type: 'integer',
-          description: 'Deliveries admitted to the workers: being sent, or about to be.',
+          description:
+            'Deliveries admitted to the workers: being sent, or about to be. At most max_in_flight are sent at ' +
+            'once; an endpoint that answers fast has up to as many again fetched, ready to go as sends end.',
         },
         waiting: {
           type: 'integer',

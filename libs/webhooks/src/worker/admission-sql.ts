@@ -51,7 +51,7 @@ export const jobRows = (a: string) => `
 SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body,
   (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version,
   (extract(epoch FROM a.admitted_at) * 1000000)::bigint AS admission,
-  ep.rate_limit_per_second IS NOT NULL AS limited
+  ep.rate_limit_per_second IS NOT NULL AS limited, ${effectiveCap('ep')} AS cap
 FROM ${a} a
 JOIN webhook_events e ON e.event_id = a.event_id
 JOIN webhook_endpoints ep ON ep.uuid = a.webhook_endpoint_uuid`;

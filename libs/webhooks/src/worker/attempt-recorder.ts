@@ -27,6 +27,13 @@ export interface AttemptRecord {
   nextAttemptInMs: number;
 }
 
+/**
+ * An endpoint whose attempts in a batch were all answered 2xx within this is refilled to twice its cap: the
+ * second cap's batch job is fetched while the first sends, and waits in place for its leases (see
+ * EndpointSendLeases), holding a worker slot for about as long as one of these answers takes.
+ */
+export const PREFETCH_BELOW_MS = 100;
+
 /** Timeouts in a row after which an endpoint is throttled to one attempt in flight. */
 export const THROTTLE_AFTER_TIMEOUTS = 3;
 
@@ -34,16 +41,17 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
  * One statement (so one round trip and one atomic commit) for a batch of attempts: the request-log rows
  * (each request body read from its event: the body a job sends is its event's payload as stored, see
  * jobRows, so the batch does not carry it back; it was most of the batch's JSON, which PostgreSQL parses),
- * the deliveries' new states (each attempt frees its endpoint slot: a delivery to retry waits in
+ * the deliveries' new states (each attempt frees its place in the queue: a delivery to retry waits in
  * PostgreSQL until due and admitted again, a failed one is kept for recovery, a delivered one is deleted),
  * a successor admitted into each freed slot, and the endpoints' health.
  *
- * Successors: for each endpoint, as many due waiting deliveries as it finished attempts here (FOR UPDATE
- * SKIP LOCKED, so concurrent batches and the DeliveryAdmitter never admit the same one), in the admitter's
- * order and by its ordering rules, counting the deliveries this batch settles as no longer pending. One
- * out, one in: the endpoint's admitted count cannot grow, so no lock is needed; none are admitted while
- * the endpoint has more admitted than its cap (throttled, or max_in_flight lowered) or is disabled by this
- * batch. The statement returns the successors' job data, and, for an endpoint that got fewer successors
+ * Successors: for each endpoint, due waiting deliveries (FOR UPDATE SKIP LOCKED, so concurrent batches
+ * and the DeliveryAdmitter never admit the same one), in the admitter's order and by its ordering rules,
+ * counting the deliveries this batch settles as no longer pending, up to its cap admitted (1 while
+ * throttled), or twice that when this batch's attempts at it were all answered fast (PREFETCH_BELOW_MS):
+ * the leases, not the admitted count, bound its sends at once. No lock: two batches of one endpoint
+ * committing at once in two workers can each refill from the same count, which overfills its queue (at
+ * most twice), never its sends. None are admitted to an endpoint this batch disables. The statement returns the successors' job data, and, for an endpoint that got fewer successors
  * than it freed slots while due deliveries still wait (held back by ordering or locked), a row naming it
  * for the DeliveryAdmitter.
  *
@@ -86,23 +94,37 @@ WITH batch AS (
 ), finished AS (
   SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n FROM deliveries GROUP BY 1
 ), barrier AS (${OUTBOX_BARRIER}
+), pace AS (
+  SELECT webhook_endpoint_uuid AS endpoint,
+    bool_and(status = 'successful' AND duration_ms <= ${PREFETCH_BELOW_MS}) AS fast
+  FROM batch GROUP BY 1
 ), successor AS (
-  SELECT w.uuid, f.endpoint FROM finished f
+  SELECT w.uuid, f.endpoint, ${effectiveCap('ep')} AS cap FROM finished f
   JOIN webhook_endpoints ep ON ep.uuid = f.endpoint AND ep.status = 'enabled'
+  JOIN pace ON pace.endpoint = f.endpoint
   CROSS JOIN barrier bar
   CROSS JOIN LATERAL (
     SELECT d.uuid FROM webhook_deliveries d
     WHERE d.webhook_endpoint_uuid = f.endpoint AND ${waitingDue('d')}
       AND ${inOrder('d', "ep.ordering = 'entity'", 'bar.seq', (p) => `EXISTS (SELECT 1 FROM batch s WHERE s.webhook_delivery_uuid = ${p}.uuid AND s.outcome <> 'pending')`)}
     ORDER BY d.next_attempt_at
-    LIMIT CASE WHEN ${admittedCount('f.endpoint')} <= ${effectiveCap('ep')} THEN f.n ELSE 0 END
+    -- Refills to the endpoint's cap, or twice its cap (one cap sending, one fetched and waiting for
+    -- leases) when its answers came fast and it has no rate limit.
+    LIMIT greatest(0, ${effectiveCap('ep')} * CASE WHEN pace.fast AND ep.rate_limit_per_second IS NULL THEN 2 ELSE 1 END
+      - ${admittedCount('f.endpoint')} + f.n)
     FOR UPDATE OF d SKIP LOCKED
   ) w
   WHERE NOT EXISTS (SELECT 1 FROM unnest($2::uuid[], $3::text[]) AS g(uuid, change) WHERE g.uuid = f.endpoint AND g.change = 'gone')
 ), admitted AS (
   -- An array, not a join: the generic plan cannot know how many successors there are and, guessing
   -- hundreds, merge-joined them with a walk of the whole primary key (bench:webhooks: most of a batch's time).
-  UPDATE webhook_deliveries d SET admitted_at = now() WHERE d.uuid = ANY(ARRAY(SELECT s.uuid FROM successor s))
+  -- Each cap's worth of an endpoint's successors is a batch job of its own: its admitted_at is a
+  -- microsecond apart (admitted_at names the job, see deliveryBatchJobId), so no job sends more than can
+  -- be sent at once.
+  UPDATE webhook_deliveries d SET admitted_at = now() + c.chunk * interval '1 microsecond'
+  FROM (SELECT s.uuid, (row_number() OVER (PARTITION BY s.endpoint ORDER BY s.uuid) - 1) / s.cap AS chunk
+        FROM successor s) c
+  WHERE d.uuid = ANY(ARRAY(SELECT s.uuid FROM successor s)) AND d.uuid = c.uuid
   RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at
 ), health AS (
   SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
@@ -136,7 +158,7 @@ FROM locked l WHERE ep.uuid = l.uuid
 )
 SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
 CROSS JOIN LATERAL (SELECT count(*) AS n FROM successor s WHERE s.endpoint = f.endpoint) got
 WHERE f.n > got.n AND ${firstWaitingAt('f.endpoint', 'got.n')} <= now()`;
 

@@ -18,6 +18,7 @@ import { DeliveryAdmitter } from './delivery.admitter';
 import { DeliveryMetrics } from './delivery-metrics';
 import { CachedEndpoint, EndpointCache } from './endpoint-cache';
 import { EndpointRateLimiter } from './endpoint-rate-limiter';
+import { EndpointSendLeases } from './endpoint-send-leases';
 import { InFlightJobs } from './in-flight-jobs';
 import { maxAttempts, retryDelay } from './retry-schedule';
 
@@ -58,6 +59,7 @@ export class DeliveryProcessor
     private readonly attempts: AttemptWriter,
     private readonly admitter: DeliveryAdmitter,
     private readonly rateLimiter: EndpointRateLimiter,
+    private readonly leases: EndpointSendLeases,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outages: OutageMonitor,
     private readonly metrics: DeliveryMetrics,
@@ -78,6 +80,7 @@ export class DeliveryProcessor
   async beforeApplicationShutdown(): Promise<void> {
     await this.inFlight.drain(this.worker, this.config.shutdownTimeoutMs, this.logger, () => {
       this.attempts.abandon();
+      this.leases.abort();
       void this.sender.abort();
     });
   }
@@ -97,6 +100,31 @@ export class DeliveryProcessor
     const data = job.data;
     const endpoint = await this.endpoints.get(data.endpoint, data.endpointVersion);
     if (!endpoint || endpoint.status !== 'enabled') return this.failDisabled(data.endpoint, [data.delivery]);
+    await this.leases.take(endpoint.uuid, this.capOf(data), 1);
+    try {
+      await this.waitForRateSlot(job, endpoint, data, token);
+    } catch (error) {
+      this.leases.release(endpoint.uuid);
+      throw error;
+    }
+    await this.attempt(job, endpoint, data);
+  }
+
+  /** The endpoint's sends at once, as admitted (a job queued by an earlier version carries none). */
+  private capOf(data: { cap?: number }): number {
+    return data.cap ?? this.config.webhooks.endpointConcurrency;
+  }
+
+  /**
+   * Under a rate limit, waits for the job's send slot: in place when it is near, else in the delayed set
+   * (throwing DelayedError), holding no worker slot or send lease meanwhile.
+   */
+  private async waitForRateSlot(
+    job: Job<DeliveryJobData>,
+    endpoint: CachedEndpoint,
+    data: DeliveryJobData,
+    token?: string,
+  ): Promise<void> {
     if (endpoint.rateLimitPerSecond !== null) {
       let held = data.rateSlot;
       for (;;) {
@@ -119,7 +147,6 @@ export class DeliveryProcessor
         held = slot;
       }
     }
-    await this.attempt(job, endpoint, data);
   }
 
   /**
@@ -145,11 +172,23 @@ export class DeliveryProcessor
       return this.admitter.enqueueEach(deliveries.map((d) => unbatched(data, d)));
     }
     const answers = new AnswerGroup(deliveries.length);
-    const results = await Promise.allSettled(
-      deliveries.map((d) => this.attempt(job, endpoint, unbatched(data, d), answers)),
-    );
+    const sends: Promise<void>[] = [];
+    let taking: Error | undefined;
+    try {
+      // Each delivery goes as soon as it has a lease: those of the endpoint's previous job come free one
+      // by one as its answers arrive.
+      for (let next = 0; next < deliveries.length;) {
+        const granted = await this.leases.take(endpoint.uuid, this.capOf(data), deliveries.length - next);
+        for (const d of deliveries.slice(next, (next += granted)))
+          sends.push(this.attempt(job, endpoint, unbatched(data, d), answers));
+      }
+    } catch (error) {
+      taking = error as Error;
+    }
+    const results = await Promise.allSettled(sends);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+    if (taking) throw taking;
   }
 
   private async stillAdmitted(data: DeliveryBatchJobData): Promise<BatchedDelivery[]> {
@@ -196,6 +235,7 @@ export class DeliveryProcessor
       this.metrics.finished(data.endpoint);
       throw error;
     } finally {
+      this.leases.release(endpoint.uuid);
       if (answers) this.attempts.answered(answers);
     }
     const schedule = this.config.webhooks.retrySchedule;

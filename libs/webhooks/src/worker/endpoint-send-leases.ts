@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig, bullConnection } from '@wharf/core';
+import { Redis } from 'ioredis';
+
+/**
+ * A lease not renewed for this long is free again: a worker that died holding leases blocks its endpoints'
+ * sends no longer than BullMQ takes to hand its stalled jobs to another worker (lockDuration, 10 s).
+ */
+export const LEASE_TTL_MS = 10_000;
+const RENEW_EVERY_MS = 3_000;
+/** A waiter retries this soon after failing, doubling up to MAX_POLL_MS: a lease freed by another process. */
+const MIN_POLL_MS = 2;
+const MAX_POLL_MS = 100;
+
+/**
+ * Grants up to ARGV[2] of the endpoint's ARGV[1] leases, after dropping the expired ones, in one atomic
+ * script on Redis's clock (so every worker shares it). Leases are members of a sorted set scored by their
+ * expiry, named ARGV[4].1, ARGV[4].2…; returns how many were granted (0 when all are held).
+ */
+const ACQUIRE = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local ttl = tonumber(ARGV[3])
+local n = math.min(tonumber(ARGV[2]), tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1]))
+if n <= 0 then return 0 end
+local members = {}
+for i = 1, n do
+  members[#members + 1] = now + ttl
+  members[#members + 1] = ARGV[4] .. '.' .. i
+end
+redis.call('ZADD', KEYS[1], unpack(members))
+redis.call('PEXPIRE', KEYS[1], ttl)
+return n`;
+
+/** Pushes the expiry of the leases still held (XX: a lease that expired meanwhile is not brought back). */
+const RENEW = `
+local time = redis.call('TIME')
+local expires = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', expires, ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 0`;
+
+interface Waiter {
+  want: number;
+  /** Leases given to it by this worker's sends as they ended. */
+  handed: number;
+  wake: () => void;
+}
+
+/**
+ * An endpoint's `max_in_flight`, held across all worker processes: a send takes one of the endpoint's
+ * leases and gives it back when it is answered, before its attempt is recorded. The queue may hold more
+ * of an endpoint's deliveries than that (see RECORD_ATTEMPTS' prefetch), so that the next ones are already
+ * fetched when a send ends; they wait here, in place, for a lease. Leases are renewed while held and
+ * expire when their worker dies.
+ *
+ * Within a process, a lease given back goes straight to the longest waiter of its endpoint; a waiter in
+ * another process finds a lease given back to Redis on its next poll (every few milliseconds at first,
+ * backing off to MAX_POLL_MS).
+ */
+@Injectable()
+export class EndpointSendLeases implements OnApplicationShutdown {
+  private redis?: Redis;
+  private readonly prefix = randomUUID();
+  private sequence = 0;
+  /** Lease names this process holds, by endpoint. */
+  private readonly held = new Map<string, string[]>();
+  private readonly waiters = new Map<string, Waiter[]>();
+  private released = new Map<string, string[]>();
+  private flushing = false;
+  private renewal?: NodeJS.Timeout;
+  private aborted = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  private client(): Redis {
+    if (!this.redis) {
+      this.redis = new Redis(bullConnection(this.config.redisUrl));
+      this.redis.defineCommand('acquireLeases', { numberOfKeys: 1, lua: ACQUIRE });
+      this.redis.defineCommand('renewLeases', { numberOfKeys: 1, lua: RENEW });
+      this.renewal = setInterval(() => this.renew(), RENEW_EVERY_MS);
+      this.renewal.unref();
+    }
+    return this.redis;
+  }
+
+  private key(endpoint: string): string {
+    return `${this.config.queuePrefix}:webhook-sending:${endpoint}`;
+  }
+
+  /**
+   * Takes between 1 and `want` of the endpoint's `cap` leases, waiting while every one is held. A new taker
+   * queues behind this worker's waiters of the endpoint rather than pass them; a waiter keeps its place
+   * while it asks Redis for a lease another worker gave back.
+   */
+  async take(endpoint: string, cap: number, want: number): Promise<number> {
+    if (this.aborted) throw new Error('send leases abandoned on shutdown');
+    if (!this.waiters.get(endpoint)?.length) {
+      const granted = await this.acquire(endpoint, cap, want);
+      if (granted > 0) return granted;
+    }
+    const waiting = this.waiters.get(endpoint) ?? [];
+    this.waiters.set(endpoint, waiting);
+    const waiter: Waiter = { want, handed: 0, wake: () => undefined };
+    waiting.push(waiter);
+    const leave = () => {
+      const at = waiting.indexOf(waiter);
+      if (at >= 0) waiting.splice(at, 1);
+      if (!waiting.length && this.waiters.get(endpoint) === waiting) this.waiters.delete(endpoint);
+    };
+    try {
+      for (let pollMs = MIN_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          waiter.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        waiter.wake = () => undefined;
+        if (this.aborted) throw new Error('send leases abandoned on shutdown');
+        if (waiter.handed > 0) return waiter.handed;
+        const granted = await this.acquire(endpoint, cap, want);
+        if (granted + waiter.handed > 0) {
+          leave();
+          // Handed leases while Redis granted some: those beyond `want` go on to the next waiter.
+          for (let extra = granted + waiter.handed - want; extra > 0; extra--) this.release(endpoint);
+          return Math.min(want, granted + waiter.handed);
+        }
+      }
+    } finally {
+      leave();
+    }
+  }
+
+  private async acquire(endpoint: string, cap: number, want: number): Promise<number> {
+    const base = `${this.prefix}.${++this.sequence}`;
+    const redis = this.client() as Redis & {
+      acquireLeases(key: string, cap: number, want: number, ttl: number, base: string): Promise<number>;
+    };
+    const granted = await redis.acquireLeases(this.key(endpoint), cap, want, LEASE_TTL_MS, base);
+    if (granted > 0) {
+      const held = this.held.get(endpoint) ?? [];
+      for (let i = 1; i <= granted; i++) held.push(`${base}.${i}`);
+      this.held.set(endpoint, held);
+    }
+    return granted;
+  }
+
+  /**
+   * Gives back one lease of the endpoint (its send was answered): to this worker's longest waiter of the
+   * endpoint if there is one (no round trip: the lease stays this worker's, renewed with the rest), else
+   * to Redis.
+   */
+  release(endpoint: string): void {
+    const waiting = this.waiters.get(endpoint);
+    if (waiting?.length) {
+      const waiter = waiting[0];
+      if (++waiter.handed === waiter.want) waiting.shift();
+      // Answers arriving in the same turn of the event loop are handed over together.
+      if (waiter.handed === 1) setImmediate(() => waiter.wake());
+      return;
+    }
+    const lease = this.held.get(endpoint)?.pop();
+    if (lease === undefined) return;
+    const batch = this.released.get(endpoint);
+    if (batch) batch.push(lease);
+    else this.released.set(endpoint, [lease]);
+    if (!this.flushing) {
+      this.flushing = true;
+      // Answers arriving in the same turn of the event loop give their leases back in one command.
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    const released = this.released;
+    this.released = new Map();
+    for (const [endpoint, leases] of released) {
+      // Not awaited: a release lost to a Redis outage expires with the lease.
+      this.client()
+        .zrem(this.key(endpoint), ...leases)
+        .catch(() => undefined);
+    }
+  }
+
+  private renew(): void {
+    for (const [endpoint, leases] of this.held) {
+      if (!leases.length) {
+        this.held.delete(endpoint);
+        continue;
+      }
+      (this.redis as Redis & { renewLeases(key: string, ttl: number, ...leases: string[]): Promise<number> })
+        .renewLeases(this.key(endpoint), LEASE_TTL_MS, ...leases)
+        .catch(() => undefined);
+    }
+  }
+
+  /** Wakes every waiter to fail: the worker is handing its jobs back to the queue. */
+  abort(): void {
+    this.aborted = true;
+    // A lease already handed to a waiter stays held until shutdown gives it back.
+    for (const waiting of this.waiters.values()) for (const waiter of [...waiting]) waiter.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.renewal);
+    this.aborted = true;
+    if (!this.redis) return;
+    for (const [endpoint, leases] of this.held)
+      if (leases.length) await this.redis.zrem(this.key(endpoint), ...leases).catch(() => undefined);
+    await this.redis.quit().catch(() => undefined);
+  }
+}
