@@ -38,7 +38,13 @@ const SLEEP_FOR_SLOT_MS = 150;
  * after Redis lost its jobs keeps counting where it was. A failed attempt is recorded with its next
  * attempt time and the job completes: the delivery waits in PostgreSQL, holding neither a worker slot nor
  * one of its endpoint's, until the DeliveryAdmitter admits it again. Recording an attempt admits the
- * endpoint's next delivery into the slot it frees.
+ * endpoint's next delivery into the place in the queue it frees.
+ *
+ * Each send holds one of its endpoint's leases (max_in_flight across all workers, see EndpointSendLeases)
+ * from just before the request until the answer. A job whose endpoint's leases are all held waits for one
+ * in place, holding its worker slot: that happens to the second cap's worth of a fast endpoint (see
+ * RECORD_ATTEMPTS), for about as long as one of its answers takes, and otherwise only while admission and
+ * leases briefly disagree (a cap lowered, a dead worker's leases not yet lapsed).
  */
 @Processor(DELIVERY_QUEUE, {
   lockDuration: 10_000,
