@@ -217,7 +217,10 @@ export class DeliveryProcessor
     this.admitter.admit([endpoint]);
   }
 
-  /** Sends one attempt and resolves once its record is durable (committed with its batch job's `answers`). */
+  /**
+   * Sends one attempt under a lease of its endpoint the caller took, and resolves once its record is durable
+   * (committed with its batch job's `answers`).
+   */
   private async attempt(
     job: Job,
     endpoint: CachedEndpoint,
@@ -226,9 +229,11 @@ export class DeliveryProcessor
   ): Promise<void> {
     const attempt = data.attempts + job.attemptsMade + 1;
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
-    this.metrics.started(data.endpoint);
     let result: Attempt;
+    // The lease the caller took is given back however the send ends: a lost one would be renewed for as
+    // long as this worker lives, one send fewer for its endpoint.
     try {
+      this.metrics.started(data.endpoint);
       result = endpoint.unreadableSecret
         ? this.sender.unsent(endpoint.url, data.body, `secret: ${endpoint.unreadableSecret}`, false)
         : await this.sender.sendSigned(
