@@ -62,6 +62,24 @@ describe('webhooks: send leases (max_in_flight across workers)', () => {
     ]);
   });
 
+  it('forgets a lease that lapsed (Redis wiped) instead of handing it to its own waiter', async () => {
+    const [a, b] = [worker(), worker()];
+    expect(await a.take('ep5', 1, 1)).toBe(1);
+    await redis.del(key('ep5'));
+    // The lapsed lease is free for another worker, so it is b's now; a's next send waits for it.
+    expect(await b.take('ep5', 1, 1)).toBe(1);
+    let bReleased = false;
+    const waiting = a.take('ep5', 1, 1).then(() => bReleased);
+    await a['renew']();
+    // a's send ends: with its lease gone it has nothing to hand over, and its waiter still waits...
+    a.release('ep5');
+    expect(await redis.zcard(key('ep5'))).toBe(1);
+    // ...until b gives the one lease back.
+    bReleased = true;
+    b.release('ep5');
+    expect(await waiting).toBe(true);
+  });
+
   it('fails the waiters when the worker hands its jobs back on shutdown', async () => {
     const [a, b] = [worker(), worker()];
     expect(await a.take('ep4', 1, 1)).toBe(1);

@@ -34,13 +34,25 @@ redis.call('ZADD', KEYS[1], unpack(members))
 redis.call('PEXPIRE', KEYS[1], ttl)
 return n`;
 
-/** Pushes the expiry of the leases still held (XX: a lease that expired meanwhile is not brought back). */
+/**
+ * Pushes the expiry of the leases still held and returns those that are gone: a lease that lapsed (Redis
+ * unreachable for longer than LEASE_TTL_MS, or wiped) may already be another worker's, so it is not brought
+ * back.
+ */
 const RENEW = `
 local time = redis.call('TIME')
-local expires = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', expires, ARGV[i]) end
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local gone = {}
+for i = 2, #ARGV do
+  local expires = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if expires and tonumber(expires) > now then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[i])
+  else
+    gone[#gone + 1] = ARGV[i]
+  end
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 0`;
+return gone`;
 
 interface Waiter {
   want: number;
@@ -80,7 +92,7 @@ export class EndpointSendLeases implements OnApplicationShutdown {
       this.redis = new Redis(bullConnection(this.config.redisUrl));
       this.redis.defineCommand('acquireLeases', { numberOfKeys: 1, lua: ACQUIRE });
       this.redis.defineCommand('renewLeases', { numberOfKeys: 1, lua: RENEW });
-      this.renewal = setInterval(() => this.renew(), RENEW_EVERY_MS);
+      this.renewal = setInterval(() => void this.renew(), RENEW_EVERY_MS);
       this.renewal.unref();
     }
     return this.redis;
@@ -155,6 +167,9 @@ export class EndpointSendLeases implements OnApplicationShutdown {
    * to Redis.
    */
   release(endpoint: string): void {
+    const held = this.held.get(endpoint);
+    // None held: the lease of this send lapsed and was dropped by the renewal, so there is nothing to pass on.
+    if (!held?.length) return;
     const waiting = this.waiters.get(endpoint);
     if (waiting?.length) {
       const waiter = waiting[0];
@@ -163,8 +178,7 @@ export class EndpointSendLeases implements OnApplicationShutdown {
       if (waiter.handed === 1) setImmediate(() => waiter.wake());
       return;
     }
-    const lease = this.held.get(endpoint)?.pop();
-    if (lease === undefined) return;
+    const lease = held.pop()!;
     const batch = this.released.get(endpoint);
     if (batch) batch.push(lease);
     else this.released.set(endpoint, [lease]);
@@ -187,16 +201,31 @@ export class EndpointSendLeases implements OnApplicationShutdown {
     }
   }
 
-  private renew(): void {
+  /** Renews every lease held and forgets those that lapsed (resolves when done; errors are left to expiry). */
+  private async renew(): Promise<void> {
+    const renewals: Promise<void>[] = [];
     for (const [endpoint, leases] of this.held) {
       if (!leases.length) {
         this.held.delete(endpoint);
         continue;
       }
-      (this.redis as Redis & { renewLeases(key: string, ttl: number, ...leases: string[]): Promise<number> })
-        .renewLeases(this.key(endpoint), LEASE_TTL_MS, ...leases)
-        .catch(() => undefined);
+      const redis = this.redis as Redis & {
+        renewLeases(key: string, ttl: number, ...leases: string[]): Promise<string[]>;
+      };
+      renewals.push(
+        redis.renewLeases(this.key(endpoint), LEASE_TTL_MS, ...leases).then(
+          (gone) => {
+            const still = this.held.get(endpoint);
+            for (const lease of gone) {
+              const at = still?.indexOf(lease) ?? -1;
+              if (at >= 0) still!.splice(at, 1);
+            }
+          },
+          () => undefined,
+        ),
+      );
     }
+    await Promise.all(renewals);
   }
 
   /** Wakes every waiter to fail: the worker is handing its jobs back to the queue. */
