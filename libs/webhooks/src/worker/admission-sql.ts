@@ -54,4 +54,9 @@ SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, 
   ep.rate_limit_per_second IS NOT NULL AS limited, ${effectiveCap('ep')} AS cap
 FROM ${a} a
 JOIN webhook_events e ON e.event_id = a.event_id
-JOIN webhook_endpoints ep ON ep.uuid = a.webhook_endpoint_uuid`;
+-- A lookup by key per row (LIMIT 1 keeps the planner from flattening it into a join): planned with a few
+-- endpoints, a join walked the whole endpoint index once per admitted delivery, for the connection's life.
+CROSS JOIN LATERAL (
+  SELECT ep.updated_at, ep.rate_limit_per_second, ep.throttled, ep.max_in_flight FROM webhook_endpoints ep
+  WHERE ep.uuid = a.webhook_endpoint_uuid LIMIT 1
+) ep`;

@@ -33,8 +33,13 @@ WITH queued AS (
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
-  JOIN webhook_endpoints ep ON ep.company_uuid = c.company_uuid AND ep.status = 'enabled'
-   AND (ep.events ? c.name OR ep.events ? '*')
+  -- Each event's company's endpoints, looked up by company (OFFSET 0 keeps the planner from flattening it
+  -- into a join): planned with a few endpoints, the join read every enabled endpoint of every company.
+  CROSS JOIN LATERAL (
+    SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
+    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
+    OFFSET 0
+  ) ep
 ), inserted AS (
   INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq)
   SELECT t.event_id, t.endpoint, t.company_uuid,
