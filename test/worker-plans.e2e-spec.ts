@@ -140,7 +140,7 @@ describe('worker statements: index plans whatever the statistics', () => {
   /**
    * The batch of attempt records (up to 500) is read once per use, never once per row of another part:
    * estimating one successful record, the generic plan deleted the delivered deliveries in a nested loop
-   * that read the whole batch again for each (bench:webhooks: 1.7 of ~5 ms for a batch of 50).
+   * that read the whole batch again for each (1.7 of ~5 ms for a batch of 50, in a drain's state).
    */
   it('record_attempts reads its batch of records once per use (few rows, never analysed)', async () => {
     expect(rescannedCtes(await genericPlan(client, 'record_attempts', RECORD_ATTEMPTS))).not.toContain(
