@@ -4,7 +4,14 @@ import { freePort } from './support/ports';
 import { startOwnRedis } from './support/redis';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
-import { BASE_DATABASE_URL, REDIS_URL, TestApi, startApi, testConfig } from './support/test-app';
+import {
+  BASE_DATABASE_URL,
+  REDIS_URL,
+  TestApi,
+  deleteQueueKeys,
+  startApi,
+  testConfig,
+} from './support/test-app';
 
 @Public()
 @Controller('echo')
@@ -182,6 +189,8 @@ describe('foundation: processes', () => {
     } finally {
       run.child.kill('SIGKILL');
       await dropDatabase(config.databaseUrl);
+      // The worker it ran left its queue's keys (meta, stalled-check) under this prefix.
+      await deleteQueueKeys(config);
     }
   }, 60_000);
 });
