@@ -36,8 +36,9 @@ async function genericPlan(client: Client, name: string, text: string): Promise<
 
 /**
  * The common table expressions read again for every row of a nested loop's outer side (an inner side that
- * scans one, not through a Hash, Materialize or Memoize that keeps what it read once), unless that side
- * is one row by construction (a Result, or an aggregate without groups).
+ * scans one, not through a Hash, Materialize or Memoize that keeps what it read once, nor in an InitPlan,
+ * run once per statement), unless that side is one row by construction (a Result, or an aggregate without
+ * groups).
  */
 function rescannedCtes(plan: PlanNode): string[] {
   const scanned = (node: PlanNode): string[] =>
@@ -45,7 +46,7 @@ function rescannedCtes(plan: PlanNode): string[] {
       ? [node['CTE Name']!]
       : ['Hash', 'Materialize', 'Memoize'].includes(node['Node Type'])
         ? []
-        : (node.Plans ?? []).flatMap(scanned);
+        : (node.Plans ?? []).filter((child) => child['Parent Relationship'] !== 'InitPlan').flatMap(scanned);
   const side = (node: PlanNode, relationship: string) =>
     (node.Plans ?? []).filter((child) => child['Parent Relationship'] === relationship);
   const oneRow = (node: PlanNode) =>
@@ -126,6 +127,9 @@ describe('worker statements: index plans whatever the statistics', () => {
     await api?.close();
   });
 
+  const recordRescans = async () =>
+    rescannedCtes(await genericPlan(client, 'record_attempts', RECORD_ATTEMPTS));
+
   const statements = [
     ['record_attempts', RECORD_ATTEMPTS],
     ['admit', ADMIT],
@@ -143,9 +147,7 @@ describe('worker statements: index plans whatever the statistics', () => {
    * that read the whole batch again for each (1.7 of ~5 ms for a batch of 50, in a drain's state).
    */
   it('record_attempts reads its batch of records once per use (few rows, never analysed)', async () => {
-    expect(rescannedCtes(await genericPlan(client, 'record_attempts', RECORD_ATTEMPTS))).not.toContain(
-      'batch',
-    );
+    expect(await recordRescans()).not.toContain('batch');
   });
 
   /**
@@ -187,9 +189,7 @@ describe('worker statements: index plans whatever the statistics', () => {
     });
 
     it('record_attempts reads its batch of records once per use', async () => {
-      expect(rescannedCtes(await genericPlan(client, 'record_attempts', RECORD_ATTEMPTS))).not.toContain(
-        'batch',
-      );
+      expect(await recordRescans()).not.toContain('batch');
     });
   });
 });
