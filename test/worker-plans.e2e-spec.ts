@@ -191,5 +191,73 @@ describe('worker statements: index plans whatever the statistics', () => {
     it('record_attempts reads its batch of records once per use', async () => {
       expect(await recordRescans()).not.toContain('batch');
     });
+
+    /**
+     * How many times `text` (prepared, run with `args` in a transaction rolled back after `before`) read
+     * the queue of undispatched events: the outbox barrier. It walks that queue's index past every entry the
+     * relay deleted since the last vacuum (0.2-4.4 ms per statement after a 20,000-event backlog), so only
+     * an ordered endpoint's delivery may ask for it.
+     */
+    async function barrierReads(name: string, text: string, args: unknown[], before: string[] = []) {
+      await client.query('BEGIN');
+      try {
+        for (const statement of before) await client.query(statement);
+        await client.query(`PREPARE ${name} AS ${text}`);
+        // EXECUTE takes its arguments as SQL, not as bound parameters.
+        const literal = (arg: unknown) =>
+          typeof arg === 'number'
+            ? String(arg)
+            : client.escapeLiteral(Array.isArray(arg) ? `{${arg.join(',')}}` : String(arg));
+        const { rows } = await client.query(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${args.map(literal).join(', ')})`,
+        );
+        const plan = rows[0]['QUERY PLAN'][0].Plan as PlanNode & { 'Actual Loops'?: number };
+        return (nodes(plan) as (PlanNode & { 'Actual Loops'?: number })[])
+          .filter((node) => node['Relation Name'] === 'webhook_events_undispatched')
+          .reduce((loops, node) => loops + (node['Actual Loops'] ?? 0), 0);
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    }
+
+    it('admit and record_attempts read the outbox barrier only for an ordered delivery', async () => {
+      const [{ uuid: delivery, endpoint, company, event }] = (await sql(
+        api,
+        `SELECT uuid, webhook_endpoint_uuid AS endpoint, company_uuid AS company, event_id AS event
+         FROM webhook_deliveries WHERE event_id LIKE 'evt_backlog_%' LIMIT 1`,
+      )) as { uuid: string; endpoint: string; company: string; event: string }[];
+      const record = [
+        {
+          company_uuid: company,
+          webhook_endpoint_uuid: endpoint,
+          webhook_delivery_uuid: delivery,
+          event_id: event,
+          event: 'warehouse.created',
+          attempt: 1,
+          url: 'http://127.0.0.1:9/hook',
+          request_headers: {},
+          response_status: 200,
+          duration_ms: 1,
+          status: 'successful',
+          sent_at: new Date().toISOString(),
+          outcome: 'successful',
+          next_attempt_in_ms: 0,
+        },
+      ];
+      const recordArgs = [JSON.stringify(record), [endpoint], ['healthy'], 30, [delivery], [0]];
+      const admitted = `UPDATE webhook_deliveries SET admitted_at = now() WHERE uuid = '${delivery}'`;
+      // Ordered: every waiting delivery names a record, so each needs the barrier before it may go.
+      const ordered = [
+        `UPDATE webhook_endpoints SET ordering = 'entity' WHERE uuid = '${endpoint}'`,
+        `UPDATE webhook_deliveries SET entity_key = event_id, event_seq = 1 WHERE webhook_endpoint_uuid = '${endpoint}'`,
+      ];
+
+      expect(await barrierReads('admit_unordered', ADMIT, [[endpoint]])).toBe(0);
+      expect(await barrierReads('record_unordered', RECORD_ATTEMPTS, recordArgs, [admitted])).toBe(0);
+      expect(await barrierReads('admit_ordered', ADMIT, [[endpoint]], ordered)).toBe(1);
+      expect(await barrierReads('record_ordered', RECORD_ATTEMPTS, recordArgs, [admitted, ...ordered])).toBe(
+        1,
+      );
+    });
   });
 });

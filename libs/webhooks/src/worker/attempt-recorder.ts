@@ -2,15 +2,7 @@ import { AppConfig, poolOf, prepared } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { Attempt } from '../delivery/webhook-sender';
-import {
-  OUTBOX_BARRIER,
-  admittedCount,
-  effectiveCap,
-  firstWaitingAt,
-  inOrder,
-  jobRows,
-  waitingDue,
-} from './admission-sql';
+import { admittedCount, effectiveCap, firstWaitingAt, inOrder, jobRows, waitingDue } from './admission-sql';
 
 export interface AttemptRecord {
   delivery: {
@@ -95,7 +87,6 @@ WITH batch AS (
   SELECT webhook_endpoint_uuid FROM retried UNION ALL SELECT webhook_endpoint_uuid FROM delivered
 ), finished AS (
   SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n FROM deliveries GROUP BY 1
-), barrier AS (${OUTBOX_BARRIER}
 ), pace AS (
   SELECT webhook_endpoint_uuid AS endpoint,
     bool_and(status = 'successful' AND duration_ms <= ${PREFETCH_BELOW_MS}) AS fast
@@ -104,11 +95,10 @@ WITH batch AS (
   SELECT w.uuid, f.endpoint, ${effectiveCap('ep')} AS cap FROM finished f
   JOIN webhook_endpoints ep ON ep.uuid = f.endpoint AND ep.status = 'enabled'
   JOIN pace ON pace.endpoint = f.endpoint
-  CROSS JOIN barrier bar
   CROSS JOIN LATERAL (
     SELECT d.uuid FROM webhook_deliveries d
     WHERE d.webhook_endpoint_uuid = f.endpoint AND ${waitingDue('d')}
-      AND ${inOrder('d', "ep.ordering = 'entity'", 'bar.seq', (p) => `${p}.uuid = ANY(ARRAY(SELECT s.webhook_delivery_uuid FROM batch s WHERE s.outcome <> 'pending'))`)}
+      AND ${inOrder('d', "ep.ordering = 'entity'", (p) => `${p}.uuid = ANY(ARRAY(SELECT s.webhook_delivery_uuid FROM batch s WHERE s.outcome <> 'pending'))`)}
     ORDER BY d.next_attempt_at
     -- Refills to the endpoint's cap, or twice its cap (one cap sending, one fetched and waiting for
     -- leases) when its answers came fast and it has no rate limit.

@@ -11,15 +11,7 @@ import {
   deliveryJob,
   deliveryJobs,
 } from '../delivery/delivery-queue';
-import {
-  OUTBOX_BARRIER,
-  admittedCount,
-  effectiveCap,
-  firstWaitingAt,
-  inOrder,
-  jobRows,
-  waitingDue,
-} from './admission-sql';
+import { admittedCount, effectiveCap, firstWaitingAt, inOrder, jobRows, waitingDue } from './admission-sql';
 import { maxAttempts } from './retry-schedule';
 
 /** Endpoints admitted in one transaction. */
@@ -42,15 +34,14 @@ const LOCK_ENDPOINTS = `SELECT uuid FROM webhook_endpoints WHERE uuid = ANY($1::
  * successor per finished attempt, which never changes the count; see RECORD_ATTEMPTS.)
  */
 export const ADMIT = `
-WITH barrier AS (${OUTBOX_BARRIER}
-), endpoint AS (
+WITH endpoint AS (
   SELECT ep.uuid, ep.status, ep.ordering = 'entity' AS ordered,
     ${effectiveCap('ep')} - ${admittedCount('ep.uuid')} AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY($1::uuid[])
 ), picked AS (
-  SELECT w.uuid FROM endpoint ep CROSS JOIN barrier b CROSS JOIN LATERAL (
+  SELECT w.uuid FROM endpoint ep CROSS JOIN LATERAL (
     SELECT d.uuid FROM webhook_deliveries d
-    WHERE d.webhook_endpoint_uuid = ep.uuid AND ${waitingDue('d')} AND ${inOrder('d', 'ep.ordered', 'b.seq')}
+    WHERE d.webhook_endpoint_uuid = ep.uuid AND ${waitingDue('d')} AND ${inOrder('d', 'ep.ordered')}
     ORDER BY d.next_attempt_at LIMIT greatest(ep.free, 0)
   ) w WHERE ep.status = 'enabled' AND ep.free > 0
 ), admitted AS (
