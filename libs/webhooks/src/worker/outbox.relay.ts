@@ -3,23 +3,34 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, OutageMonitor, poolOf, prepared } from '@wharf/core';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { DeliveryRow } from '../delivery/delivery-queue';
 import { orderingColumns } from '../delivery/ordering-sql';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
+import { admittedCount, effectiveCap, firstWaitingAt, jobRows } from './admission-sql';
 import { DeliveryAdmitter } from './delivery.admitter';
 
 const BATCH = 500;
 
-/** A row per endpoint that got deliveries; when there are none, a single row with only `claimed`. */
-interface Fanned {
-  claimed: number;
-  endpoint: string | null;
-}
+/**
+ * What a batch fanned out: the job data of each delivery admitted at once (`more` null), a row naming each
+ * endpoint left with deliveries waiting for the DeliveryAdmitter (only `more`), and always one row with
+ * only `claimed`, the number of events claimed.
+ */
+type Fanned = (DeliveryRow & { more: null; claimed: null }) | { more: string | null; claimed: number | null };
 
 /**
  * One statement, so one round trip and one atomic commit: claim a batch of undispatched events from their
- * queue (SKIP LOCKED, so relays in several workers share the work), take them off it, and create a waiting
- * delivery for every matching enabled endpoint; the DeliveryAdmitter then admits them to the queue. For
- * endpoints with ordering = 'entity' a delivery also records its record (`data.id`) and outbox position.
+ * queue (SKIP LOCKED, so relays in several workers share the work), take them off it, and create a delivery
+ * for every matching enabled endpoint. For endpoints with ordering = 'entity' a delivery also records its
+ * record (`data.id`) and outbox position.
+ *
+ * A delivery is admitted as it is created while its endpoint has room (its cap less its admitted deliveries)
+ * and nothing older waiting, oldest event first, by the rules the DeliveryAdmitter applies; the rest wait
+ * for it. That spares a quiet endpoint's event a second transaction (the admitter's lock, admission and
+ * commit) and its row an update. An ordered endpoint's deliveries always wait: whether one may go depends
+ * on outbox events other relays may hold uncommitted. No lock: two relays fanning out to one endpoint at
+ * once can each fill it from the same count, which overfills its queue (as two attempt records can, see
+ * RECORD_ATTEMPTS), never its sends, which its leases bound.
  */
 export const DISPATCH_BATCH = `
 WITH queued AS (
@@ -40,17 +51,29 @@ WITH queued AS (
     WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
     OFFSET 0
   ) ep
+), room AS (
+  -- Once per endpoint, not per event: how many of its new deliveries may go now.
+  SELECT ep.uuid AS endpoint,
+    CASE WHEN ep.ordering = 'entity' OR ${firstWaitingAt('ep.uuid')} <= now() THEN 0
+      ELSE ${effectiveCap('ep')} - ${admittedCount('ep.uuid')} END AS free
+  FROM webhook_endpoints ep WHERE ep.uuid = ANY(ARRAY(SELECT DISTINCT t.endpoint FROM targets t))
 ), inserted AS (
-  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq)
+  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, admitted_at)
   SELECT t.event_id, t.endpoint, t.company_uuid,
-    ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')}
-  FROM targets t ORDER BY t.id
-  ON CONFLICT (event_id, webhook_endpoint_uuid) DO NOTHING
-  RETURNING webhook_endpoint_uuid
+    ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')},
+    CASE WHEN row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free THEN now() END
+  FROM targets t JOIN room r ON r.endpoint = t.endpoint ORDER BY t.id
+  ON CONFLICT (webhook_endpoint_uuid, event_id) DO NOTHING
+  RETURNING uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id, admitted_at
+), admitted AS (
+  SELECT * FROM inserted WHERE admitted_at IS NOT NULL
 )
-SELECT n.claimed, i.endpoint
-FROM (SELECT count(*)::int AS claimed FROM queued) n
-LEFT JOIN (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted) i ON true`;
+SELECT j.*, NULL::uuid AS more, NULL::int AS claimed FROM (${jobRows('admitted')}) j
+UNION ALL
+SELECT ${Array(11).fill('NULL').join(', ')}, w.endpoint, NULL
+FROM (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted WHERE admitted_at IS NULL) w
+UNION ALL
+SELECT ${Array(11).fill('NULL').join(', ')}, NULL, count(*)::int FROM queued`;
 
 /**
  * Moves committed outbox events into deliveries: claims undispatched events (FOR UPDATE SKIP LOCKED, so
@@ -130,9 +153,22 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
     const { rows } = await poolOf(this.dataSource).query<Fanned>(prepared(DISPATCH_BATCH));
-    const endpoints = rows.flatMap((row) => (row.endpoint === null ? [] : [row.endpoint]));
-    if (endpoints.length) this.admitter.admit(endpoints);
-    return rows[0]?.claimed ?? 0;
+    const admitted: DeliveryRow[] = [];
+    const waiting: string[] = [];
+    let claimed = 0;
+    for (const row of rows) {
+      if (row.claimed !== null) claimed = row.claimed;
+      else if (row.more !== null) waiting.push(row.more);
+      else admitted.push(row as DeliveryRow);
+    }
+    // Not awaited: a crash or Redis failing before the jobs exist leaves admitted deliveries without one,
+    // which the sweeper enqueues from PostgreSQL (as for the admitter's own).
+    if (admitted.length)
+      this.admitter
+        .enqueue(admitted)
+        .catch((error: Error) => this.logger.warn(`admitted deliveries not queued yet: ${error.message}`));
+    if (waiting.length) this.admitter.admit(waiting);
+    return claimed;
   }
 
   async onApplicationShutdown(): Promise<void> {
