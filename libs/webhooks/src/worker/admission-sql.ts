@@ -3,6 +3,7 @@
  * recorder, which both admit deliveries.
  */
 
+import type { DeliveryRow } from '../delivery/delivery-queue';
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 
 /**
@@ -22,6 +23,9 @@ export const admittedCount = (endpoint: string) =>
   `(SELECT count(*) FROM webhook_deliveries counted
     WHERE counted.webhook_endpoint_uuid = ${endpoint} AND counted.status = 'pending'
       AND counted.admitted_at IS NOT NULL)::int`;
+
+/** How many more of endpoint `ep`'s deliveries may be admitted: its cap less those admitted (may be negative). */
+export const freeSlots = (ep: string) => `(${effectiveCap(ep)} - ${admittedCount(`${ep}.uuid`)})`;
 
 /**
  * When an endpoint's first waiting delivery (after skipping `offset`) is due, or null. Ordered by the
@@ -49,15 +53,27 @@ export const inOrder = (d: string, ordered: string, settled = (_p: string) => 'f
      WHERE p.webhook_endpoint_uuid = ${d}.webhook_endpoint_uuid AND p.entity_key = ${d}.entity_key
        AND p.status = 'pending' AND p.event_seq < ${d}.event_seq AND NOT ${settled('p')}))`;
 
+/** A DeliveryRow's columns, selected by jobRows from admitted deliveries `a`, their event `e` and endpoint `ep`. */
+const JOB_COLUMNS = [
+  'a.uuid',
+  'a.webhook_endpoint_uuid',
+  'a.company_uuid',
+  'a.attempts',
+  'e.event_id',
+  'e.name',
+  'e.payload::text AS body',
+  '(extract(epoch FROM ep.updated_at) * 1000)::bigint AS version',
+  '(extract(epoch FROM a.admitted_at) * 1000000)::bigint AS admission',
+  'ep.rate_limit_per_second IS NOT NULL AS limited',
+  `${effectiveCap('ep')} AS cap`,
+];
+
 /**
  * The job data of admitted deliveries `a` (uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id,
  * admitted_at): a DeliveryRow.
  */
 export const jobRows = (a: string) => `
-SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body,
-  (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version,
-  (extract(epoch FROM a.admitted_at) * 1000000)::bigint AS admission,
-  ep.rate_limit_per_second IS NOT NULL AS limited, ${effectiveCap('ep')} AS cap
+SELECT ${JOB_COLUMNS.join(', ')}
 FROM ${a} a
 JOIN webhook_events e ON e.event_id = a.event_id
 -- A lookup by key per row (LIMIT 1 keeps the planner from flattening it into a join): planned with a few
@@ -66,3 +82,25 @@ CROSS JOIN LATERAL (
   SELECT ep.updated_at, ep.rate_limit_per_second, ep.throttled, ep.max_in_flight FROM webhook_endpoints ep
   WHERE ep.uuid = a.webhook_endpoint_uuid LIMIT 1
 ) ep`;
+
+/** jobRows' columns, all null: how a row of the same UNION that names no job begins. */
+export const NO_JOB = JOB_COLUMNS.map(() => 'NULL').join(', ');
+
+/**
+ * What a statement that admits returned (`RECORD_ATTEMPTS`, `DISPATCH_BATCH`): the job data of the
+ * deliveries it admitted, and the endpoints whose waiting deliveries the DeliveryAdmitter should look at.
+ */
+export interface Admission {
+  admitted: DeliveryRow[];
+  admitMore: string[];
+}
+
+/** Splits the rows of such a statement: a job row has `more` null, a row naming an endpoint only `more`. */
+export function splitAdmission(rows: (DeliveryRow & { more: string | null })[]): Admission {
+  const admission: Admission = { admitted: [], admitMore: [] };
+  for (const row of rows) {
+    if (row.more === null) admission.admitted.push(row);
+    else admission.admitMore.push(row.more);
+  }
+  return admission;
+}

@@ -2,7 +2,17 @@ import { AppConfig, poolOf, prepared } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { Attempt } from '../delivery/webhook-sender';
-import { admittedCount, effectiveCap, firstWaitingAt, inOrder, jobRows, waitingDue } from './admission-sql';
+import {
+  Admission,
+  NO_JOB,
+  admittedCount,
+  effectiveCap,
+  firstWaitingAt,
+  inOrder,
+  jobRows,
+  splitAdmission,
+  waitingDue,
+} from './admission-sql';
 
 export interface AttemptRecord {
   delivery: {
@@ -151,7 +161,7 @@ FROM locked l WHERE ep.uuid = ANY($2::uuid[]) AND ep.uuid = l.uuid
 )
 SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
+SELECT ${NO_JOB}, f.endpoint FROM finished f
 CROSS JOIN LATERAL (SELECT count(*) AS n FROM successor s WHERE s.endpoint = f.endpoint) got
 WHERE f.n > got.n AND ${firstWaitingAt('f.endpoint', 'got.n')} <= now()`;
 
@@ -177,18 +187,12 @@ export function healthChanges(
   return changes;
 }
 
-/** What recording a batch admitted: successors' job data, and endpoints the DeliveryAdmitter should look at. */
-export interface RecordedBatch {
-  admitted: DeliveryRow[];
-  admitMore: string[];
-}
-
 /** Writes a batch of attempts (see RECORD_ATTEMPTS) in one atomic statement. */
 export async function recordAttempts(
   dataSource: DataSource,
   config: AppConfig,
   records: AttemptRecord[],
-): Promise<RecordedBatch> {
+): Promise<Admission> {
   const batch = records.map(({ delivery, attempt, result, outcome, nextAttemptInMs }) => ({
     company_uuid: delivery.company_uuid,
     webhook_endpoint_uuid: delivery.endpoint_uuid,
@@ -222,11 +226,5 @@ export async function recordAttempts(
       [...health.values()].map((h) => h.timeouts),
     ]),
   );
-  const admitted: DeliveryRow[] = [];
-  const admitMore: string[] = [];
-  for (const row of rows) {
-    if (row.more === null) admitted.push(row);
-    else admitMore.push(row.more);
-  }
-  return { admitted, admitMore };
+  return splitAdmission(rows);
 }

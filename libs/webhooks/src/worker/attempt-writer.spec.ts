@@ -1,7 +1,8 @@
 import { AppConfig, HealthService, OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
-import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
+import { Admission } from './admission-sql';
+import { AttemptRecord, recordAttempts } from './attempt-recorder';
 import { AnswerGroup, AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 
@@ -15,8 +16,13 @@ const answer = (w: AttemptWriter, group: AnswerGroup, uuid: string) => {
   void w.record(record(uuid), group);
 };
 const pgError = (code: string) => Object.assign(new Error(code), { code });
-const none: RecordedBatch = { admitted: [], admitMore: [] };
-const admitter = { enqueue: jest.fn(async () => undefined), admit: jest.fn() };
+const none: Admission = { admitted: [], admitMore: [] };
+// The admitter's own `admitted` (what the writer calls), over recorded enqueue and admit.
+const admitter = {
+  enqueue: jest.fn(async () => undefined),
+  admit: jest.fn(),
+  admitted: DeliveryAdmitter.prototype.admitted,
+};
 const health = { probe: async () => 'down' } as unknown as HealthService;
 let monitor: OutageMonitor;
 const writer = () =>

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { AttemptRecord, RecordedBatch, recordAttempts } from './attempt-recorder';
+import { Admission } from './admission-sql';
+import { AttemptRecord, recordAttempts } from './attempt-recorder';
 import { DeliveryAdmitter } from './delivery.admitter';
 
 const MAX_BATCH = 500;
@@ -146,7 +147,7 @@ export class AttemptWriter implements OnApplicationShutdown {
       batch.forEach((p) => p.reject(new Error('attempt records abandoned on shutdown')));
       return;
     }
-    let recorded: RecordedBatch;
+    let recorded: Admission;
     try {
       recorded = await recordAttempts(
         this.dataSource,
@@ -166,16 +167,7 @@ export class AttemptWriter implements OnApplicationShutdown {
       else batch.forEach((p) => p.reject(error));
       return;
     }
-    this.admitted(recorded);
-  }
-
-  /** Queues the successors the batch admitted into the slots it freed (see RECORD_ATTEMPTS). */
-  private admitted(recorded: RecordedBatch | undefined): void {
-    if (!recorded) return;
-    this.admitter
-      .enqueue(recorded.admitted)
-      .catch((error: Error) => this.logger.warn(`admitted deliveries not queued yet: ${error.message}`));
-    if (recorded.admitMore.length) this.admitter.admit(recorded.admitMore);
+    this.admitter.admitted(recorded);
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   deliveryJob,
   deliveryJobs,
 } from '../delivery/delivery-queue';
-import { admittedCount, effectiveCap, firstWaitingAt, inOrder, jobRows, waitingDue } from './admission-sql';
+import { Admission, firstWaitingAt, freeSlots, inOrder, jobRows, waitingDue } from './admission-sql';
 import { maxAttempts } from './retry-schedule';
 
 /** Endpoints admitted in one transaction. */
@@ -36,7 +36,7 @@ const LOCK_ENDPOINTS = `SELECT uuid FROM webhook_endpoints WHERE uuid = ANY($1::
 export const ADMIT = `
 WITH endpoint AS (
   SELECT ep.uuid, ep.status, ep.ordering = 'entity' AS ordered,
-    ${effectiveCap('ep')} - ${admittedCount('ep.uuid')} AS free
+    ${freeSlots('ep')} AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY($1::uuid[])
 ), picked AS (
   SELECT w.uuid FROM endpoint ep CROSS JOIN LATERAL (
@@ -174,6 +174,18 @@ export class DeliveryAdmitter implements OnApplicationBootstrap, OnApplicationSh
   async enqueue(rows: DeliveryRow[]): Promise<void> {
     if (!rows.length) return;
     await this.queue.addBulk(deliveryJobs(rows, maxAttempts(this.config.webhooks.retrySchedule)));
+  }
+
+  /**
+   * Takes what a relay batch or attempt record admitted: queues its jobs (not awaited: until they exist,
+   * the sweeper finds the deliveries admitted without one) and admits for the endpoints it names.
+   */
+  admitted({ admitted, admitMore }: Admission): void {
+    if (admitted.length)
+      this.enqueue(admitted).catch((error: Error) =>
+        this.logger.warn(`admitted deliveries not queued yet: ${error.message}`),
+      );
+    if (admitMore.length) this.admit(admitMore);
   }
 
   /** Gives each of these admitted deliveries a job of its own (a batch split up by the processor). */

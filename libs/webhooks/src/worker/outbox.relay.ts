@@ -6,17 +6,17 @@ import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { orderingColumns } from '../delivery/ordering-sql';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
-import { admittedCount, effectiveCap, firstWaitingAt, jobRows } from './admission-sql';
+import { NO_JOB, firstWaitingAt, freeSlots, jobRows, splitAdmission } from './admission-sql';
 import { DeliveryAdmitter } from './delivery.admitter';
 
 const BATCH = 500;
 
 /**
- * What a batch fanned out: the job data of each delivery admitted at once (`more` null), a row naming each
- * endpoint left with deliveries waiting for the DeliveryAdmitter (only `more`), and always one row with
- * only `claimed`, the number of events claimed.
+ * A row of what a batch fanned out: the job data of a delivery admitted at once, or a row naming an
+ * endpoint left with waiting deliveries (only `more`; see splitAdmission), or the one row with only
+ * `claimed`, the number of events claimed.
  */
-type Fanned = (DeliveryRow & { more: null; claimed: null }) | { more: string | null; claimed: number | null };
+type Fanned = DeliveryRow & { more: string | null; claimed: number | null };
 
 /**
  * One statement, so one round trip and one atomic commit: claim a batch of undispatched events from their
@@ -55,7 +55,7 @@ WITH queued AS (
   -- Once per endpoint, not per event: how many of its new deliveries may go now.
   SELECT ep.uuid AS endpoint,
     CASE WHEN ep.ordering = 'entity' OR ${firstWaitingAt('ep.uuid')} <= now() THEN 0
-      ELSE ${effectiveCap('ep')} - ${admittedCount('ep.uuid')} END AS free
+      ELSE ${freeSlots('ep')} END AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY(ARRAY(SELECT DISTINCT t.endpoint FROM targets t))
 ), inserted AS (
   INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, admitted_at)
@@ -70,10 +70,10 @@ WITH queued AS (
 )
 SELECT j.*, NULL::uuid AS more, NULL::int AS claimed FROM (${jobRows('admitted')}) j
 UNION ALL
-SELECT ${Array(11).fill('NULL').join(', ')}, w.endpoint, NULL
+SELECT ${NO_JOB}, w.endpoint, NULL
 FROM (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted WHERE admitted_at IS NULL) w
 UNION ALL
-SELECT ${Array(11).fill('NULL').join(', ')}, NULL, count(*)::int FROM queued`;
+SELECT ${NO_JOB}, NULL, count(*)::int FROM queued`;
 
 /**
  * Moves committed outbox events into deliveries: claims undispatched events (FOR UPDATE SKIP LOCKED, so
@@ -153,21 +153,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
     const { rows } = await poolOf(this.dataSource).query<Fanned>(prepared(DISPATCH_BATCH));
-    const admitted: DeliveryRow[] = [];
-    const waiting: string[] = [];
-    let claimed = 0;
-    for (const row of rows) {
-      if (row.claimed !== null) claimed = row.claimed;
-      else if (row.more !== null) waiting.push(row.more);
-      else admitted.push(row as DeliveryRow);
-    }
-    // Not awaited: a crash or Redis failing before the jobs exist leaves admitted deliveries without one,
-    // which the sweeper enqueues from PostgreSQL (as for the admitter's own).
-    if (admitted.length)
-      this.admitter
-        .enqueue(admitted)
-        .catch((error: Error) => this.logger.warn(`admitted deliveries not queued yet: ${error.message}`));
-    if (waiting.length) this.admitter.admit(waiting);
+    const claimed = rows.find((row) => row.claimed !== null)?.claimed ?? 0;
+    this.admitter.admitted(splitAdmission(rows.filter((row) => row.claimed === null)));
     return claimed;
   }
 
