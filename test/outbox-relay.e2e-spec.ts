@@ -127,4 +127,39 @@ describe('outbox relay: admission as it fans out', () => {
     expect(fanned.waiting).toEqual([endpoint]);
     expect(await admitted(endpoint)).toEqual({ [event]: false });
   });
+
+  /**
+   * How many times one batch looked for a waiting delivery of an endpoint (`firstWaitingAt`, alias w), read
+   * from the executed plan of the statement run in a transaction rolled back after it.
+   */
+  async function waitingLookups(): Promise<number> {
+    interface Node {
+      'Relation Name'?: string;
+      Alias?: string;
+      'Actual Loops'?: number;
+      Plans?: Node[];
+    }
+    const nodes = (node: Node): Node[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${DISPATCH_BATCH}`);
+      return (
+        nodes(rows[0]['QUERY PLAN'][0].Plan)
+          // PostgreSQL renames a repeated alias (w_1).
+          .filter((node) => node['Relation Name'] === 'webhook_deliveries' && /^w(_\d+)?$/.test(node.Alias!))
+          .reduce((loops, node) => loops + (node['Actual Loops'] ?? 0), 0)
+      );
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  it("works out an endpoint's room once per batch, not once per event", async () => {
+    const company = await createCompany(api, 'Batched');
+    await endpointOf(company, 'max_in_flight = 3');
+    await publish(company, 6);
+
+    // Six events to one endpoint: one look-up (inlined into the insert's join, it ran for each event).
+    expect(await waitingLookups()).toBe(1);
+  });
 });

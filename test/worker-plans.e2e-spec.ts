@@ -58,11 +58,19 @@ function rescannedCtes(plan: PlanNode): string[] {
   );
 }
 
+/** A merge join of two common table expressions (each read once, sorted): it reads no table. */
+const joinsCtes = (node: PlanNode) =>
+  node['Node Type'] === 'Merge Join' &&
+  (node.Plans ?? []).every((side) => {
+    const input = side['Node Type'] === 'Sort' ? side.Plans?.[0] : side;
+    return input?.['Node Type'] === 'CTE Scan';
+  });
+
 /**
  * The nodes of the generic plan a worker connection makes for `text` that read a whole table or index: a
  * sequential scan, a scan of an index that is not partial with no condition on it, or a merge join (which
- * such a scan feeds). Partial indexes are bounded by design (the waiting and admitted rows), as is the
- * queue of undispatched events.
+ * such a scan feeds) unless it joins two common table expressions. Partial indexes are bounded by design
+ * (the waiting and admitted rows), as is the queue of undispatched events.
  */
 async function wholeReads(
   client: Client,
@@ -74,7 +82,7 @@ async function wholeReads(
     .filter(
       (node) =>
         node['Node Type'] === 'Seq Scan' ||
-        node['Node Type'] === 'Merge Join' ||
+        (node['Node Type'] === 'Merge Join' && !joinsCtes(node)) ||
         (/^Index (Only )?Scan$/.test(node['Node Type']) &&
           !node['Index Cond'] &&
           !partial.has(node['Index Name']!)),

@@ -51,8 +51,9 @@ WITH queued AS (
     WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
     OFFSET 0
   ) ep
-), room AS (
-  -- Once per endpoint, not per event: how many of its new deliveries may go now.
+), room AS MATERIALIZED (
+  -- Once per endpoint, not per event: how many of its new deliveries may go now. MATERIALIZED: inlined into
+  -- the insert's join, its look-ups ran once per event (500 per batch, 0.9 of ~7 ms in a backlog's state).
   SELECT ep.uuid AS endpoint,
     CASE WHEN ep.ordering = 'entity' OR ${firstWaitingAt('ep.uuid')} <= now() THEN 0
       ELSE ${freeSlots('ep')} END AS free
