@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DISPATCH_BATCH } from '@wharf/webhooks/worker';
 import { Client } from 'pg';
 import { createCompany, TestCompany } from './support/accounts';
+import { executedLoops } from './support/plans';
 import { startApi, TestApi } from './support/test-app';
 import { createEndpoint, sql } from './support/webhooks';
 
@@ -128,31 +129,14 @@ describe('outbox relay: admission as it fans out', () => {
     expect(await admitted(endpoint)).toEqual({ [event]: false });
   });
 
-  /**
-   * How many times one batch looked for a waiting delivery of an endpoint (`firstWaitingAt`, alias w), read
-   * from the executed plan of the statement run in a transaction rolled back after it.
-   */
-  async function waitingLookups(): Promise<number> {
-    interface Node {
-      'Relation Name'?: string;
-      Alias?: string;
-      'Actual Loops'?: number;
-      Plans?: Node[];
-    }
-    const nodes = (node: Node): Node[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-    await client.query('BEGIN');
-    try {
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${DISPATCH_BATCH}`);
-      return (
-        nodes(rows[0]['QUERY PLAN'][0].Plan)
-          // PostgreSQL renames a repeated alias (w_1).
-          .filter((node) => node['Relation Name'] === 'webhook_deliveries' && /^w(_\d+)?$/.test(node.Alias!))
-          .reduce((loops, node) => loops + (node['Actual Loops'] ?? 0), 0)
-      );
-    } finally {
-      await client.query('ROLLBACK');
-    }
-  }
+  /** How many times one batch looked for a waiting delivery of an endpoint (`firstWaitingAt`, alias w). */
+  const waitingLookups = () =>
+    executedLoops(
+      client,
+      DISPATCH_BATCH,
+      // PostgreSQL renames a repeated alias (w_1).
+      (node) => node['Relation Name'] === 'webhook_deliveries' && /^w(_\d+)?$/.test(node.Alias ?? ''),
+    );
 
   it("works out an endpoint's room once per batch, not once per event", async () => {
     const company = await createCompany(api, 'Batched');

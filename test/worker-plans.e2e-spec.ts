@@ -8,21 +8,9 @@ import {
 } from '@wharf/webhooks/worker';
 import { Client } from 'pg';
 import { createCompany } from './support/accounts';
+import { executedLoops, PlanNode, planNodes } from './support/plans';
 import { startApi, TestApi } from './support/test-app';
 import { createEndpoint, sql } from './support/webhooks';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  'CTE Name'?: string;
-  'Parent Relationship'?: string;
-  Strategy?: string;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 /** The generic plan a worker connection makes for `text` (its settings force one). */
 async function genericPlan(client: Client, name: string, text: string): Promise<PlanNode> {
@@ -51,7 +39,7 @@ function rescannedCtes(plan: PlanNode): string[] {
     (node.Plans ?? []).filter((child) => child['Parent Relationship'] === relationship);
   const oneRow = (node: PlanNode) =>
     node['Node Type'] === 'Result' || (node['Node Type'] === 'Aggregate' && node.Strategy === 'Plain');
-  return nodes(plan).flatMap((node) =>
+  return planNodes(plan).flatMap((node) =>
     node['Node Type'] === 'Nested Loop' && !side(node, 'Outer').every(oneRow)
       ? side(node, 'Inner').flatMap(scanned)
       : [],
@@ -78,7 +66,7 @@ async function wholeReads(
   name: string,
   text: string,
 ): Promise<string[]> {
-  return nodes(await genericPlan(client, name, text))
+  return planNodes(await genericPlan(client, name, text))
     .filter(
       (node) =>
         node['Node Type'] === 'Seq Scan' ||
@@ -207,25 +195,17 @@ describe('worker statements: index plans whatever the statistics', () => {
      * an ordered endpoint's delivery may ask for it.
      */
     async function barrierReads(name: string, text: string, args: unknown[], before: string[] = []) {
-      await client.query('BEGIN');
-      try {
-        for (const statement of before) await client.query(statement);
-        await client.query(`PREPARE ${name} AS ${text}`);
-        // EXECUTE takes its arguments as SQL, not as bound parameters.
-        const literal = (arg: unknown) =>
-          typeof arg === 'number'
-            ? String(arg)
-            : client.escapeLiteral(Array.isArray(arg) ? `{${arg.join(',')}}` : String(arg));
-        const { rows } = await client.query(
-          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${args.map(literal).join(', ')})`,
-        );
-        const plan = rows[0]['QUERY PLAN'][0].Plan as PlanNode & { 'Actual Loops'?: number };
-        return (nodes(plan) as (PlanNode & { 'Actual Loops'?: number })[])
-          .filter((node) => node['Relation Name'] === 'webhook_events_undispatched')
-          .reduce((loops, node) => loops + (node['Actual Loops'] ?? 0), 0);
-      } finally {
-        await client.query('ROLLBACK');
-      }
+      // EXECUTE takes its arguments as SQL, not as bound parameters.
+      const literal = (arg: unknown) =>
+        typeof arg === 'number'
+          ? String(arg)
+          : client.escapeLiteral(Array.isArray(arg) ? `{${arg.join(',')}}` : String(arg));
+      return executedLoops(
+        client,
+        `EXECUTE ${name}(${args.map(literal).join(', ')})`,
+        (node) => node['Relation Name'] === 'webhook_events_undispatched',
+        [...before, `PREPARE ${name} AS ${text}`],
+      );
     }
 
     it('admit and record_attempts read the outbox barrier only for an ordered delivery', async () => {

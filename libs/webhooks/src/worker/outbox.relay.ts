@@ -78,9 +78,10 @@ SELECT ${NO_JOB}, NULL, count(*)::int FROM queued`;
 
 /**
  * Moves committed outbox events into deliveries: claims undispatched events (FOR UPDATE SKIP LOCKED, so
- * any number of workers can run), creates one delivery per matching enabled endpoint, and has the
- * DeliveryAdmitter admit them. Woken by NOTIFY at commit, with polling as the fallback. A crash between
- * the commit and the admission leaves waiting deliveries, which the admitter's periodic pass admits.
+ * any number of workers can run), creates one delivery per matching enabled endpoint, queues the jobs of
+ * those it admitted at once and has the DeliveryAdmitter admit the rest. Woken by NOTIFY at commit, with
+ * polling as the fallback. A crash after the commit leaves admitted deliveries without a job, which the
+ * sweeper queues, and waiting ones, which the admitter's periodic pass admits.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
