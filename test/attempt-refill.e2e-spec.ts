@@ -1,0 +1,108 @@
+import { recordAttempts } from '@wharf/webhooks/worker';
+import { DataSource } from 'typeorm';
+import { createCompany } from './support/accounts';
+import { startApi, TestApi } from './support/test-app';
+import { createEndpoint, sql } from './support/webhooks';
+
+const CAP = 3;
+
+/**
+ * What recording a finished batch admits after it: the endpoint's successors, up to its cap, or four caps'
+ * worth (each cap's a batch job of its own) while its answers come fast, so the next jobs are already queued
+ * when the recording statement that admits more runs late.
+ */
+describe('attempt records: the refill of a finished batch', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  /** An endpoint with CAP deliveries admitted and 40 more due and waiting. */
+  async function busyEndpoint(tag: string) {
+    const company = await createCompany(api);
+    const endpoint = (await createEndpoint(api, company, 'http://127.0.0.1:9/hook')).endpoint as {
+      uuid: string;
+      url: string;
+    };
+    await sql(api, 'UPDATE webhook_endpoints SET max_in_flight = $1 WHERE uuid = $2', [CAP, endpoint.uuid]);
+    await sql(
+      api,
+      `INSERT INTO webhook_events (event_id, company_uuid, name, payload)
+       SELECT 'evt_${tag}_' || i, $1, 'warehouse.created', '{}' FROM generate_series(1, 43) i`,
+      [company.uuid],
+    );
+    const deliveries: { uuid: string; event_id: string }[] = await sql(
+      api,
+      `INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, next_attempt_at, admitted_at)
+       SELECT 'evt_${tag}_' || i, $1, $2, now() - interval '1 minute' + i * interval '1 ms',
+         CASE WHEN i <= ${CAP} THEN now() END
+       FROM generate_series(1, 43) i RETURNING uuid, event_id`,
+      [endpoint.uuid, company.uuid],
+    );
+    const admitted = deliveries.filter((d) => Number(d.event_id.split('_').pop()) <= CAP);
+    return { company, endpoint, admitted };
+  }
+
+  /** Records a successful attempt, answered in `durationMs`, for each of the endpoint's admitted deliveries. */
+  async function finish(tag: string, durationMs: number) {
+    const { company, endpoint, admitted } = await busyEndpoint(tag);
+    const admission = await recordAttempts(
+      api.app.get(DataSource),
+      api.config,
+      admitted.map((d) => ({
+        delivery: {
+          uuid: d.uuid,
+          company_uuid: company.uuid,
+          endpoint_uuid: endpoint.uuid,
+          event_id: d.event_id,
+          event: 'warehouse.created',
+        },
+        attempt: 1,
+        result: {
+          url: endpoint.url,
+          request_headers: {},
+          request_body: '{}',
+          response_status: 200,
+          response_headers: {},
+          response_body: 'ok',
+          duration_ms: durationMs,
+          error: null,
+          status: 'successful',
+          sent_at: new Date(),
+          permanent: false,
+        },
+        outcome: 'successful',
+        nextAttemptInMs: 0,
+      })),
+    );
+    const [state] = await sql(
+      api,
+      `SELECT count(*) FILTER (WHERE admitted_at IS NOT NULL)::int AS admitted,
+         count(*) FILTER (WHERE admitted_at IS NULL)::int AS waiting
+       FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1`,
+      [endpoint.uuid],
+    );
+    return { admission, state };
+  }
+
+  it('refills a fast endpoint to four caps, one batch job per cap, oldest first', async () => {
+    const { admission, state } = await finish('fast', 5);
+    expect(admission.admitted).toHaveLength(4 * CAP);
+    expect(state).toEqual({ admitted: 4 * CAP, waiting: 40 - 4 * CAP });
+    expect(new Set(admission.admitted.map((row) => String(row.admission))).size).toBe(4);
+    const order = admission.admitted
+      .map((row) => Number(row.event_id.split('_').pop()))
+      .sort((a, b) => a - b);
+    expect(order).toEqual(Array.from({ length: 4 * CAP }, (_, i) => CAP + 1 + i));
+  });
+
+  it('refills an endpoint whose answers were slow only to its cap', async () => {
+    const { admission, state } = await finish('slow', 500);
+    expect(admission.admitted).toHaveLength(CAP);
+    expect(state).toEqual({ admitted: CAP, waiting: 40 - CAP });
+  });
+});
