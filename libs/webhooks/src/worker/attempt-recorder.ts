@@ -32,7 +32,8 @@ export interface AttemptRecord {
 /**
  * An endpoint whose attempts in a batch were all answered 2xx within this is refilled to PREFETCH_CAPS times
  * its cap: the batch jobs beyond the first cap's are fetched while it sends, and wait in place for its
- * leases (see EndpointSendLeases), each holding a worker slot for about as long as one of these answers takes.
+ * leases (see EndpointSendLeases), each holding a worker slot for about as long as one of these answers
+ * takes.
  */
 export const PREFETCH_BELOW_MS = 100;
 
@@ -58,8 +59,8 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
  * Successors: for each endpoint, due waiting deliveries (FOR UPDATE SKIP LOCKED, so concurrent batches
  * and the DeliveryAdmitter never admit the same one), in the admitter's order and by its ordering rules,
  * counting the deliveries this batch settles as no longer pending, up to its cap admitted (1 while
- * throttled), or PREFETCH_CAPS times that when this batch's attempts at it were all answered fast (PREFETCH_BELOW_MS):
- * the leases, not the admitted count, bound its sends at once. No lock: two batches of one endpoint
+ * throttled), or PREFETCH_CAPS times that when this batch's attempts at it were all answered fast
+ * (PREFETCH_BELOW_MS): the leases, not the admitted count, bound its sends at once. No lock: two batches of one endpoint
  * committing at once in two workers can each refill from the same count, which overfills its queue (at
  * most twice over), never its sends. None are admitted to an endpoint this batch disables. The statement returns the successors' job data, and, for an endpoint that got fewer successors
  * than it freed slots while due deliveries still wait (held back by ordering or locked), a row naming it
