@@ -1,4 +1,6 @@
 import { Type } from '@nestjs/common';
+import { TransformationType, plainToInstance } from 'class-transformer';
+import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
 import { ApiError, ErrorObject, errorObject } from '../http/api-error';
 import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
@@ -43,17 +45,43 @@ function flatten(errors: ValidationError[], pointer: string, out: ErrorObject[],
   }
 }
 
-const fieldsOfDto = new WeakMap<Type, Set<string>>();
+// class-transformer exposes its decorators' storage only as a file, which is how @nestjs/mapped-types reads it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const transformRules = (
+  require('class-transformer/cjs/storage') as { defaultMetadataStorage: MetadataStorage }
+).defaultMetadataStorage;
 
-/** The properties a DTO declares (any validation decorator), as a Set: own names only, never `constructor`. */
-function declaredFields(dto: Type): Set<string> {
-  let fields = fieldsOfDto.get(dto);
-  if (!fields) {
+interface DtoShape {
+  /** The properties it declares (any validation decorator): own names only, never `constructor`. */
+  fields: Set<string>;
+  /**
+   * Whether it carries class-transformer rules too (`@Type`, `@Transform`, `@Expose`, `@Exclude`; an
+   * extension's own DTO may), so that its instance must be built by plainToInstance.
+   */
+  transformed: boolean;
+}
+
+const shapeOfDto = new WeakMap<Type, DtoShape>();
+
+/** What validateDto needs to know of a DTO, read from the decorators' storages once per DTO. */
+function shapeOf(dto: Type): DtoShape {
+  let shape = shapeOfDto.get(dto);
+  if (!shape) {
     const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
-    fields = new Set(metadata.map((entry) => entry.propertyName));
-    fieldsOfDto.set(dto, fields);
+    const fields = new Set(metadata.map((entry) => entry.propertyName));
+    const transformed =
+      transformRules.getStrategy(dto) !== 'none' ||
+      transformRules.getExposedMetadatas(dto).length > 0 ||
+      transformRules.getExcludedMetadatas(dto).length > 0 ||
+      [...fields].some(
+        (field) =>
+          transformRules.findTypeMetadata(dto, field) !== undefined ||
+          transformRules.findTransformMetadatas(dto, field, TransformationType.PLAIN_TO_CLASS).length > 0,
+      );
+    shape = { fields, transformed };
+    shapeOfDto.set(dto, shape);
   }
-  return fields;
+  return shape;
 }
 
 /**
@@ -69,7 +97,7 @@ export function validateDto(
   resource: string,
 ) {
   const errors: ErrorObject[] = [];
-  const fields = declaredFields(dto);
+  const { fields, transformed } = shapeOf(dto);
   const known: Record<string, unknown> = {};
   for (const key of Object.keys(data)) {
     if (fields.has(key)) known[key] = data[key];
@@ -80,10 +108,12 @@ export function validateDto(
         }),
       );
   }
-  // Every DTO here (entityDto's and the hand-written action bodies) carries class-validator rules only, no
-  // class-transformer ones, so plainToInstance built just this, plus copies validation does not need: timed
-  // in the api under bench:api's writes, it was 26 of the 90 µs a validation took.
-  const instance = Object.assign(new (dto as new () => object)(), known);
+  // Without class-transformer rules (entityDto's DTOs and the hand-written action bodies), plainToInstance
+  // builds just this, plus copies validation does not need: timed in the api under bench:api's writes, it was
+  // 26 of the 90 µs a validation took.
+  const instance = transformed
+    ? plainToInstance(dto, known)
+    : Object.assign(new (dto as new () => object)(), known);
   flatten(
     validateSync(instance as object, {
       whitelist: true,
