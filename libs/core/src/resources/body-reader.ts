@@ -47,9 +47,8 @@ function flatten(errors: ValidationError[], pointer: string, out: ErrorObject[],
 
 // class-transformer exposes its decorators' storage only as a file, which is how @nestjs/mapped-types reads it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const transformRules = (
-  require('class-transformer/cjs/storage') as { defaultMetadataStorage: MetadataStorage }
-).defaultMetadataStorage;
+const storage = require('class-transformer/cjs/storage') as { defaultMetadataStorage: MetadataStorage };
+const transformRules = storage.defaultMetadataStorage;
 
 interface DtoShape {
   /** The properties it declares (any validation decorator): own names only, never `constructor`. */
