@@ -21,14 +21,18 @@ describe('attempt records: the refill of a finished batch', () => {
     await api?.close();
   });
 
-  /** An endpoint with CAP deliveries admitted and 40 more due and waiting. */
-  async function busyEndpoint(tag: string) {
+  /** An endpoint (rate-limited if `ratePerSecond`) with CAP deliveries admitted and 40 more due and waiting. */
+  async function busyEndpoint(tag: string, ratePerSecond: number | null) {
     const company = await createCompany(api);
     const endpoint = (await createEndpoint(api, company, 'http://127.0.0.1:9/hook')).endpoint as {
       uuid: string;
       url: string;
     };
-    await sql(api, 'UPDATE webhook_endpoints SET max_in_flight = $1 WHERE uuid = $2', [CAP, endpoint.uuid]);
+    await sql(
+      api,
+      'UPDATE webhook_endpoints SET max_in_flight = $1, rate_limit_per_second = $2 WHERE uuid = $3',
+      [CAP, ratePerSecond, endpoint.uuid],
+    );
     await sql(
       api,
       `INSERT INTO webhook_events (event_id, company_uuid, name, payload)
@@ -48,8 +52,8 @@ describe('attempt records: the refill of a finished batch', () => {
   }
 
   /** Records a successful attempt, answered in `durationMs`, for each of the endpoint's admitted deliveries. */
-  async function finish(tag: string, durationMs: number) {
-    const { company, endpoint, admitted } = await busyEndpoint(tag);
+  async function finish(tag: string, durationMs: number, ratePerSecond: number | null = null) {
+    const { company, endpoint, admitted } = await busyEndpoint(tag, ratePerSecond);
     const admission = await recordAttempts(
       api.app.get(DataSource),
       api.config,
@@ -102,6 +106,12 @@ describe('attempt records: the refill of a finished batch', () => {
 
   it('refills an endpoint whose answers were slow only to its cap', async () => {
     const { admission, state } = await finish('slow', 500);
+    expect(admission.admitted).toHaveLength(CAP);
+    expect(state).toEqual({ admitted: CAP, waiting: 40 - CAP });
+  });
+
+  it('refills a fast endpoint under a rate limit only to its cap (each send waits for its own slot)', async () => {
+    const { admission, state } = await finish('limited', 5, 100);
     expect(admission.admitted).toHaveLength(CAP);
     expect(state).toEqual({ admitted: CAP, waiting: 40 - CAP });
   });
