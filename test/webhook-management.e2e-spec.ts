@@ -596,6 +596,41 @@ describe('webhook management API (the console’s backend)', () => {
       expect((await call('DELETE', `${L}/${logs[0].uuid}`, undefined, co)).status).toBe(404);
     });
 
+    it('sort by time or status only: each sort index is a B-tree entry on every delivery attempt', async () => {
+      const order = async (sort: string) => {
+        const res = await call('GET', `${L}?limit=100&sort=${sort}`, undefined, co);
+        expect({ sort, status: res.status }).toEqual({ sort, status: 200 });
+        return (res.body.webhook_request_logs as { uuid: string; status: string }[]).map((l) => l.status);
+      };
+      expect(await order('status')).toEqual([...Array(3).fill('failed'), ...Array(3).fill('successful')]);
+      expect(await order('-status')).toEqual([...Array(3).fill('successful'), ...Array(3).fill('failed')]);
+      for (const sort of ['event', '-response_status']) {
+        const res = await call('GET', `${L}?sort=${sort}`, undefined, co);
+        expect({ sort, status: res.status, source: res.body.errors[0].source }).toEqual({
+          sort,
+          status: 400,
+          source: { parameter: 'sort' },
+        });
+        expect(res.body.errors[0].detail).toBe(
+          `Cannot sort by "${sort.replace('-', '')}": sort by created_at, sent_at, status.`,
+        );
+      }
+      // What a recorded attempt writes besides its row: the indexes of the request log, one entry each.
+      const indexes = await sql(
+        api,
+        `SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_request_logs' ORDER BY indexname`,
+      );
+      expect(indexes.map((i: { indexname: string }) => i.indexname)).toEqual([
+        'webhook_request_logs_created_at_sort_idx',
+        'webhook_request_logs_event_id_idx',
+        'webhook_request_logs_pkey',
+        'webhook_request_logs_sent_at_sort_idx',
+        'webhook_request_logs_status_sort_idx',
+        'webhook_request_logs_uuid_key',
+        'webhook_request_logs_webhook_endpoint__ee2d66a5_search_keys_idx',
+      ]);
+    });
+
     it('resends a logged delivery with the same webhook-id; a test send cannot be resent', async () => {
       const failed = logs.find((l) => l.event === 'warehouse.updated' && l.attempt === 3);
       receiver.respond = () => ({ status: 200, body: 'fixed' });

@@ -24,6 +24,7 @@ import { TrimPerDeliveryIndexes1700000000106 } from './migrations/1700000000106-
 import { SearchRequestLogsWithoutEventIds1700000000107 } from './migrations/1700000000107-search-request-logs-without-event-ids';
 import { SearchRequestLogsThroughKeys1700000000108 } from './migrations/1700000000108-search-request-logs-through-keys';
 import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109-queue-undispatched-events';
+import { SortRequestLogsByTimeAndStatus1700000000110 } from './migrations/1700000000110-sort-request-logs-by-time-and-status';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -49,6 +50,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     SearchRequestLogsWithoutEventIds1700000000107,
     SearchRequestLogsThroughKeys1700000000108,
     QueueUndispatchedEvents1700000000109,
+    SortRequestLogsByTimeAndStatus1700000000110,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
