@@ -52,6 +52,23 @@ describe('webhooks: send leases (max_in_flight across workers)', () => {
     expect(order).toEqual(['second', 'third']);
   });
 
+  it('does not ask Redis for a lease while its own worker holds every one of them', async () => {
+    const a = worker();
+    expect(await a.take('ep6', 2, 2)).toBe(2);
+    const asked = jest.spyOn(a as unknown as { acquire: () => Promise<number> }, 'acquire');
+    const waiting = a.take('ep6', 2, 1);
+    // Long enough for a waiter to poll Redis several times (after 2, 4, 8, 16 ms...).
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    a.release('ep6');
+    expect(await waiting).toBe(1);
+    expect(asked).not.toHaveBeenCalled();
+    // With a lease given back to Redis, the next taker asks it again.
+    a.release('ep6');
+    a.release('ep6');
+    expect(await a.take('ep6', 2, 2)).toBeGreaterThan(0);
+    expect(asked).toHaveBeenCalled();
+  });
+
   it('frees the leases of a worker that died (not renewed past their expiry), not those of a live one', async () => {
     const now = Number((await redis.time())[0]) * 1000;
     await redis.zadd(key('ep3'), now - 1, 'dead.1', now + 60_000, 'alive.1');
