@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppConfig } from '@wharf/core';
 import { Redis } from 'ioredis';
 import { EndpointSendLeases } from '@wharf/webhooks/worker';
+import { eventually } from './support/http';
 import { REDIS_URL } from './support/test-app';
 
 /** Against the real Redis: each instance stands for a worker process, with its own connection. */
@@ -55,10 +56,12 @@ describe('webhooks: send leases (max_in_flight across workers)', () => {
   it('does not ask Redis for a lease while its own worker holds every one of them', async () => {
     const a = worker();
     expect(await a.take('ep6', 2, 2)).toBe(2);
-    const asked = jest.spyOn(a as unknown as { acquire: () => Promise<number> }, 'acquire');
+    const leases = a as unknown as { acquire: () => Promise<number>; holdsAll: () => boolean };
+    const asked = jest.spyOn(leases, 'acquire');
+    const decided = jest.spyOn(leases, 'holdsAll');
     const waiting = a.take('ep6', 2, 1);
-    // Long enough for a waiter to poll Redis several times (after 2, 4, 8, 16 ms...).
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The waiter has woken and decided whether to ask Redis three times (on taking, then at each poll).
+    await eventually(async () => decided.mock.calls.length >= 3, 5_000, 5);
     a.release('ep6');
     expect(await waiting).toBe(1);
     expect(asked).not.toHaveBeenCalled();
