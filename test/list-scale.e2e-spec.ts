@@ -1,5 +1,6 @@
 import {
   EXACT_TOTAL_LIMIT,
+  FrequentGrams,
   Params,
   ResourceRegistry,
   compareSchema,
@@ -8,6 +9,7 @@ import {
   parseListQuery,
   poolOf,
   problemLine,
+  sqlOfPool,
 } from '@wharf/core';
 import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
@@ -26,6 +28,8 @@ interface PlanNode {
   'Scan Direction'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
 }
 
@@ -70,16 +74,28 @@ describe('list: pages that stay flat as a company grows', () => {
   const get = (query: string, company = acme) => http(api.url, 'GET', `${W}?${query}`, { key: company.key });
 
   /** The plan of the page statement `list()` sends for `query`, run (ANALYZE) on one connection. */
-  async function plan(query: Record<string, string>, setup: string[] = []): Promise<PlanNode[]> {
+  async function plan(
+    query: Record<string, string>,
+    setup: string[] = [],
+    frequentGrams: string[] = [],
+  ): Promise<PlanNode[]> {
     const def = api.app.get(ResourceRegistry).get('warehouse');
     const params = new Params();
     const parsed = parseListQuery(query, def, params);
-    const text = pageStatement(def, acme.uuid, parsed, params, parsed.limit + 1, undefined, parsed.search);
+    const text = pageStatement(
+      def,
+      acme.uuid,
+      { ...parsed, frequentGrams },
+      params,
+      parsed.limit + 1,
+      undefined,
+      parsed.search,
+    );
     const client = await poolOf(dataSource).connect();
     try {
       await client.query('BEGIN');
       for (const statement of setup) await client.query(statement);
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params.values);
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params.values);
       await client.query('ROLLBACK');
       return nodes((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
     } finally {
@@ -144,6 +160,33 @@ describe('list: pages that stay flat as a company grows', () => {
     expect(scans.filter((node) => node['Node Type'] === 'Seq Scan')).toEqual([]);
     const heap = scans.find((node) => node['Node Type'] === 'Bitmap Heap Scan');
     expect(heap!['Actual Rows']).toBe(matches);
+  });
+
+  it('a search leaves out the grams most rows hold, as the index statistics give them', async () => {
+    const def = api.app.get(ResourceRegistry).get('warehouse');
+    const grams = await new FrequentGrams(def, sqlOfPool(poolOf(dataSource))).get();
+    // In every "Warehouse N" (ANALYZE samples them all at this size); the digits of one number are rare.
+    expect(grams).toEqual(expect.arrayContaining(['wareh', 'areho', 'ouse ']));
+    expect(grams).not.toContain(' 1049');
+    // The same candidates, from fewer index pages: the posting lists of "wareh" and "ouse " are not
+    // walked for each candidate of " 1049".
+    const search = (all: PlanNode[]) =>
+      all.find((node) => node['Index Name'] === 'warehouses_name_search_idx')!;
+    const full = search(await plan({ query: 'Warehouse 1049' }));
+    const pruned = search(await plan({ query: 'Warehouse 1049' }, [], grams));
+    expect(pruned['Actual Rows']).toBe(11);
+    expect(full['Actual Rows']).toBe(11);
+    const pages = (node: PlanNode) => node['Shared Hit Blocks']! + node['Shared Read Blocks']!;
+    expect(pages(pruned)).toBeLessThan(pages(full));
+    // The api's searches are built with them.
+    const read = jest.spyOn(FrequentGrams.prototype, 'get');
+    try {
+      const found = await get('query=Warehouse%201049');
+      expect(found.body.meta).toMatchObject({ total: 11, total_exact: true });
+      expect(await read.mock.results[0].value).toEqual(expect.arrayContaining(['wareh', 'ouse ']));
+    } finally {
+      read.mockRestore();
+    }
   });
 
   it('query= finds the substring case-insensitively, literal', async () => {

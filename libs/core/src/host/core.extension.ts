@@ -8,6 +8,7 @@ import { CreateCompaniesAndApiKeys1700000000000 } from '../migrations/1700000000
 import { CreateLocations1700000000001 } from '../migrations/1700000000001-create-locations';
 import { ListIndexes1700000000002 } from '../migrations/1700000000002-list-indexes';
 import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-grams';
+import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/1700000000004-search-without-frequent-grams';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
@@ -19,6 +20,7 @@ import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-gra
     CreateLocations1700000000001,
     ListIndexes1700000000002,
     SearchGrams1700000000003,
+    SearchWithoutFrequentGrams1700000000004,
   ],
   controllers: [LocationController, ApiKeysController],
 })

@@ -182,19 +182,19 @@ describe('parseListQuery', () => {
     expect(parse({ capacity_like: '5', name_like: '' })).toMatchObject({ searches: [], search: false });
     const params = new Params();
     params.add('%north%');
-    expect(searchIndexed(def, params, 'north')).toBe(
-      'wharf_search_grams(t."name", t."status") @@ (SELECT wharf_search_query($2))',
+    expect(searchIndexed(def, params, 'north', ['nort'])).toBe(
+      'wharf_search_grams(t."name", t."status") @@ (SELECT wharf_search_query($2, $3::text[]))',
     );
-    expect(params.values).toEqual(['%north%', 'north']);
+    expect(params.values).toEqual(['%north%', 'north', ['nort']]);
   });
 
   it('with search keys, the candidates are the rows of the keys whose values hold the grams', () => {
     const keyed = { ...def, searchKeys: { table: 'widget_keys', by: ['status'] } };
     const params = new Params();
     expect(searchIndexed(keyed, params, 'north').replace(/\s+/g, ' ')).toBe(
-      '(t."status") IN (SELECT k."status" FROM "widget_keys" k WHERE k."company_uuid" = t."company_uuid" AND wharf_search_grams(k."name", k."status") @@ (SELECT wharf_search_query($1)))',
+      '(t."status") IN (SELECT k."status" FROM "widget_keys" k WHERE k."company_uuid" = t."company_uuid" AND wharf_search_grams(k."name", k."status") @@ (SELECT wharf_search_query($1, $2::text[])))',
     );
-    expect(params.values).toEqual(['north']);
+    expect(params.values).toEqual(['north', []]);
   });
 
   it('search escapes LIKE wildcards and never puts the text into the SQL', () => {

@@ -240,8 +240,14 @@ export function parseListQuery(
  * "wareh" in every row, it chose a scan filtering by the grams over the bitmap (which skips them); with the
  * default estimate the bitmap wins at every size.
  */
-export function searchIndexed(def: ResourceDefinition, params: Params, text: string): string {
-  const query = `(SELECT wharf_search_query(${params.add(text)}))`;
+export function searchIndexed(
+  def: ResourceDefinition,
+  params: Params,
+  text: string,
+  frequentGrams: readonly string[] = [],
+): string {
+  // The grams most rows hold are left out (see FrequentGrams), unless the text has no others.
+  const query = `(SELECT wharf_search_query(${params.add(text)}, ${params.add(frequentGrams)}::text[]))`;
   if (!def.searchKeys) return `${searchGramsSql(def.searchable, 't')} @@ ${query}`;
   // The rows of the keys whose values hold the grams: a superset still, as every row's values are its key's.
   const by = def.searchKeys.by.map(ident);

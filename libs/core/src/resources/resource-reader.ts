@@ -1,4 +1,5 @@
 import { RequestContext } from '../tenancy/request-context';
+import { FrequentGrams } from './frequent-grams';
 import { encodeCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, parseListQuery } from './list-query';
 import { ResourceDefinition } from './resource-definition';
@@ -11,11 +12,15 @@ import type { WriteTransaction } from './write-transaction';
 
 /** Reads of one resource: pages and single records from the pool, and locked rows inside a write. */
 export class ResourceReader {
+  private readonly frequentGrams: FrequentGrams;
+
   constructor(
     private readonly def: ResourceDefinition,
     /** The pool itself: a read needs no transaction of its own. */
     private readonly sql: Sql,
-  ) {}
+  ) {
+    this.frequentGrams = new FrequentGrams(def, sql);
+  }
 
   async list(query: Record<string, unknown>) {
     const company = RequestContext.companyUuid();
@@ -27,7 +32,7 @@ export class ResourceReader {
       this.sql,
       this.def,
       company,
-      parsed,
+      { ...parsed, frequentGrams: parsed.search ? await this.frequentGrams.get() : [] },
       params,
       limit + 1,
     );

@@ -217,7 +217,7 @@ export const scopedSql = {
     sql: Sql,
     def: ResourceDefinition,
     company: string,
-    query: Pick<ListQuery, 'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek' | 'search'>,
+    query: PageQuery & Pick<ListQuery, 'search'>,
     params: Params,
     limit: number,
     countLimit = EXACT_TOTAL_LIMIT + 1,
@@ -239,6 +239,11 @@ export const scopedSql = {
   },
 };
 
+/** What a page statement reads: the parsed list query, and the search index's grams to leave out. */
+export type PageQuery = Pick<ListQuery, 'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek'> & {
+  frequentGrams?: readonly string[];
+};
+
 /**
  * The statement of `scopedSql.pageRecords` (exported so tests can EXPLAIN it); adds its values to `params`.
  *
@@ -252,7 +257,7 @@ export const scopedSql = {
 export function pageStatement(
   def: ResourceDefinition,
   company: string,
-  query: Pick<ListQuery, 'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek'>,
+  query: PageQuery,
   params: Params,
   limit: number,
   countLimit = EXACT_TOTAL_LIMIT + 1,
@@ -269,7 +274,7 @@ export function pageStatement(
   if (matchesFirst) {
     const cap = params.add(countLimit);
     const seek = query.seek ? ` AND ${query.seek}` : '';
-    const indexed = query.searches.map((text) => searchIndexed(def, params, text));
+    const indexed = query.searches.map((text) => searchIndexed(def, params, text, query.frequentGrams));
     const matching = [...scoped, ...indexed].join(' AND ');
     // At the cap the caller pages with the plain statement: sorting 10,001 matches here would be wasted.
     return `WITH m AS MATERIALIZED (SELECT t."id" FROM ${table} t WHERE ${matching} LIMIT ${cap})
