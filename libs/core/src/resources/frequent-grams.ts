@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { Logger } from '@nestjs/common';
 import { listIndexes } from './list-indexes';
 import { ResourceDefinition } from './resource-definition';
 import type { Sql } from './resource-sql';
@@ -7,7 +8,10 @@ import type { Sql } from './resource-sql';
 export const FREQUENT_GRAM_SHARE = 0.5;
 /** Statistics move only with ANALYZE (autovacuum's, or a migration's): read again this long after. */
 const REFRESH_MS = 10 * 60_000;
-/** After a failed read (the database down, or the index not built yet), the next search tries again. */
+/**
+ * After a read that found nothing to use (no statistics yet: a new index, a table not analysed) or failed
+ * (the database down), a search this much later reads again.
+ */
 const RETRY_MS = 10_000;
 
 /**
@@ -24,6 +28,9 @@ export class FrequentGrams {
   /** Whether a read has ended (or there is nothing to read): until then a search waits for the first. */
   private settled: boolean;
   private readonly index?: string;
+  /** Set after a failed read is logged, so an outage logs it once, not every RETRY_MS. */
+  private failing = false;
+  private readonly logger = new Logger('search');
 
   constructor(
     def: ResourceDefinition,
@@ -49,7 +56,8 @@ export class FrequentGrams {
   private async read(index: string): Promise<void> {
     this.dueAt = performance.now() + REFRESH_MS;
     try {
-      // The frequencies array has three more entries than the elements (minimum, maximum, null share).
+      // The frequencies array ends with more entries than the elements (minimum and maximum, and for a plain
+      // array the null share), which unnest pairs with NULL grams.
       const [row] = await this.sql.rows(
         `SELECT array(SELECT u.gram FROM unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS u(gram, share)
                        WHERE u.gram IS NOT NULL AND u.share >= $2) AS grams
@@ -57,9 +65,16 @@ export class FrequentGrams {
         [index, FREQUENT_GRAM_SHARE],
       );
       this.grams = (row?.grams as string[] | undefined) ?? [];
-    } catch {
-      // Without them a search is only slower; the statement itself reports an outage.
+      if (!row) this.dueAt = performance.now() + RETRY_MS;
+      this.failing = false;
+    } catch (error) {
+      // Without them a search is only slower (it reads every gram); its own statement reports an outage.
       this.dueAt = performance.now() + RETRY_MS;
+      if (!this.failing)
+        this.logger.warn(
+          `search statistics of ${index} unreadable (${(error as Error).message}): searches read every gram`,
+        );
+      this.failing = true;
     }
   }
 }
