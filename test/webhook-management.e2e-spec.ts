@@ -173,6 +173,10 @@ describe('webhook management API (the console’s backend)', () => {
     expect(payload).toMatchObject({ id: log.event_id, api_version: 'v1', event: 'order.updated' });
     expect(payload.data).toEqual({ id: expect.any(String), status: expect.any(String), additionalData: {} });
     expect((await call('GET', `${L}/${log.uuid}`)).body.webhook_request_log).toEqual(log);
+    // null is "not given": the default event and its example data (it was a 500).
+    const nulls = await call('POST', `${E}/${endpoint.uuid}/test`, { event: null, data: null });
+    expect(nulls.status).toBe(200);
+    expect(nulls.body.webhook_request_log).toMatchObject({ event: 'order.updated', status: 'successful' });
 
     // Rotate: the next delivery verifies with either secret.
     const rotated = await call('POST', `${E}/${endpoint.uuid}/rotate-secret`);
@@ -470,6 +474,17 @@ describe('webhook management API (the console’s backend)', () => {
     const noSince = await call('POST', `${E}/${endpoint.uuid}/recover`, {}, co);
     expect(noSince.status).toBe(422);
     expect(noSince.body.errors[0].source).toEqual({ pointer: '/data/attributes/since' });
+    const nullSince = await call('POST', `${E}/${endpoint.uuid}/recover`, { since: null }, co);
+    expect(nullSince.status).toBe(422);
+    expect(nullSince.body.errors[0].source).toEqual({ pointer: '/data/attributes/since' });
+    // until: null is no upper bound (it read as 1970, before since: a 422 naming until).
+    const open = await call(
+      'POST',
+      `${E}/${endpoint.uuid}/recover`,
+      { since: '2020-01-01T00:00:00Z', until: null },
+      co,
+    );
+    expect(open.status).toBe(200);
     const reversed = await call(
       'POST',
       `${E}/${endpoint.uuid}/recover`,
