@@ -7,7 +7,7 @@ import { createEndpoint, sql } from './support/webhooks';
 const CAP = 3;
 
 /**
- * What recording a finished batch admits after it: the endpoint's successors, up to its cap, or four caps'
+ * What recording a finished batch admits after it: the endpoint's successors, up to its cap, or eight caps'
  * worth (each cap's a batch job of its own) while its answers come fast, so the next jobs are already queued
  * when the recording statement that admits more runs late.
  */
@@ -93,15 +93,15 @@ describe('attempt records: the refill of a finished batch', () => {
     return { admission, state };
   }
 
-  it('refills a fast endpoint to four caps, one batch job per cap, oldest first', async () => {
+  it('refills a fast endpoint to eight caps, one batch job per cap, oldest first', async () => {
     const { admission, state } = await finish('fast', 5);
-    expect(admission.admitted).toHaveLength(4 * CAP);
-    expect(state).toEqual({ admitted: 4 * CAP, waiting: 40 - 4 * CAP });
-    expect(new Set(admission.admitted.map((row) => String(row.admission))).size).toBe(4);
+    expect(admission.admitted).toHaveLength(8 * CAP);
+    expect(state).toEqual({ admitted: 8 * CAP, waiting: 40 - 8 * CAP });
+    expect(new Set(admission.admitted.map((row) => String(row.admission))).size).toBe(8);
     const order = admission.admitted
       .map((row) => Number(row.event_id.split('_').pop()))
       .sort((a, b) => a - b);
-    expect(order).toEqual(Array.from({ length: 4 * CAP }, (_, i) => CAP + 1 + i));
+    expect(order).toEqual(Array.from({ length: 8 * CAP }, (_, i) => CAP + 1 + i));
   });
 
   it('refills an endpoint whose answers were slow only to its cap', async () => {

@@ -20,7 +20,7 @@ export { DeliverySweeper } from './worker/delivery.sweeper';
 export { EndpointSendLeases } from './worker/endpoint-send-leases';
 export { OutboxRelay } from './worker/outbox.relay';
 export { RequestLogPurger } from './worker/request-log.purger';
-export { RECORD_ATTEMPTS, recordAttempts } from './worker/attempt-recorder';
+export { PREFETCH_CAPS, RECORD_ATTEMPTS, recordAttempts } from './worker/attempt-recorder';
 export { ADMIT, DUE_ENDPOINTS } from './worker/delivery.admitter';
 export { DISPATCH_BATCH } from './worker/outbox.relay';
 

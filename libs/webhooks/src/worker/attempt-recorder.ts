@@ -40,10 +40,13 @@ export const PREFETCH_BELOW_MS = 100;
 /**
  * How many caps' worth of a fast endpoint's deliveries are admitted: one sending, the rest queued behind it,
  * so that the next job is already fetched when a recording statement (which admits the successors) runs
- * late. bench:webhooks' drain, seven alternating one-round pairs on one machine: 0.65-0.69 of the floor at
- * twice the cap, 0.67-0.72 at four times (higher in 6 of 7 pairs, one even).
+ * late: a sent delivery counts as admitted until its record commits, so the records waiting behind that
+ * statement use up admitted places. bench:webhooks' drain on one fast machine, alternating one-round runs:
+ * 0.670-0.763 of the floor at four caps (median 0.733 of 8), 0.737-0.878 at eight (median 0.78, higher in
+ * 7 of 8 pairs), 0.713-0.769 at sixteen (PostgreSQL ~14 us more per delivery: it counts a larger admitted
+ * set). Earlier, on another machine: 0.65-0.69 at two caps against 0.67-0.72 at four.
  */
-export const PREFETCH_CAPS = 4;
+export const PREFETCH_CAPS = 8;
 
 /** Timeouts in a row after which an endpoint is throttled to one attempt in flight. */
 export const THROTTLE_AFTER_TIMEOUTS = 3;
