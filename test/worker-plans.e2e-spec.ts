@@ -1,6 +1,7 @@
 import { connectionOptions } from '@wharf/core';
 import {
   ADMIT,
+  attemptBatchJson,
   DISPATCH_BATCH,
   DUE_ENDPOINTS,
   RECORD_ATTEMPTS,
@@ -232,7 +233,7 @@ describe('worker statements: index plans whatever the statistics', () => {
           next_attempt_in_ms: 0,
         },
       ];
-      const recordArgs = [JSON.stringify(record), [endpoint], ['healthy'], 30, [delivery], [0]];
+      const recordArgs = [attemptBatchJson(record), [endpoint], ['healthy'], 30, [delivery], [0]];
       const admitted = `UPDATE webhook_deliveries SET admitted_at = now() WHERE uuid = '${delivery}'`;
       // Ordered: every waiting delivery names a record, so each needs the barrier before it may go.
       const ordered = [

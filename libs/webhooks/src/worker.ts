@@ -21,6 +21,7 @@ export { EndpointSendLeases } from './worker/endpoint-send-leases';
 export { OutboxRelay } from './worker/outbox.relay';
 export { RequestLogPurger } from './worker/request-log.purger';
 export { PREFETCH_CAPS, RECORD_ATTEMPTS, recordAttempts } from './worker/attempt-recorder';
+export { attemptBatchJson } from './worker/attempt-batch';
 export { ADMIT, DUE_ENDPOINTS } from './worker/delivery.admitter';
 export { DISPATCH_BATCH } from './worker/outbox.relay';
 

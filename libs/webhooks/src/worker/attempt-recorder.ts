@@ -2,6 +2,7 @@ import { AppConfig, poolOf, prepared } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { Attempt } from '../delivery/webhook-sender';
+import { AttemptBatchRow, attemptBatchJson, attemptBatchRows } from './attempt-batch';
 import {
   Admission,
   NO_JOB,
@@ -76,10 +77,7 @@ export const THROTTLE_AFTER_TIMEOUTS = 3;
  */
 export const RECORD_ATTEMPTS = `
 WITH batch AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(company_uuid uuid, webhook_endpoint_uuid uuid, webhook_delivery_uuid uuid,
-    event_id text, event text, attempt int, url text, request_headers jsonb, response_status int,
-    response_headers jsonb, response_body text, duration_ms int, error text, status text, sent_at timestamptz,
-    outcome text, next_attempt_in_ms float8)
+  ${attemptBatchRows('$1')}
 ), logs AS (
   INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
     url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
@@ -205,7 +203,7 @@ export async function recordAttempts(
   config: AppConfig,
   records: AttemptRecord[],
 ): Promise<Admission> {
-  const batch = records.map(({ delivery, attempt, result, outcome, nextAttemptInMs }) => ({
+  const batch = records.map(({ delivery, attempt, result, outcome, nextAttemptInMs }): AttemptBatchRow => ({
     company_uuid: delivery.company_uuid,
     webhook_endpoint_uuid: delivery.endpoint_uuid,
     webhook_delivery_uuid: delivery.uuid,
@@ -230,7 +228,7 @@ export async function recordAttempts(
   // and the headers a third time into their jsonb columns (a tenth of its CPU in bench:webhooks).
   const { rows } = await poolOf(dataSource).query<DeliveryRow & { more: string | null }>(
     prepared(RECORD_ATTEMPTS, [
-      JSON.stringify(batch),
+      attemptBatchJson(batch),
       [...health.keys()],
       [...health.values()].map((h) => h.change),
       config.webhooks.autoDisableAfterDays,
