@@ -33,8 +33,8 @@ export interface AttemptRecord {
 /**
  * An endpoint whose attempts in a batch were all answered 2xx within this is refilled to PREFETCH_CAPS times
  * its cap: the batch jobs beyond the first cap's are fetched while it sends, and wait in place for its
- * leases (see EndpointSendLeases), each holding a worker slot for about as long as one of these answers
- * takes.
+ * leases (see EndpointSendLeases), each holding a worker slot meanwhile: the jobs are served in turn, so the
+ * k-th waits for about k - 1 rounds of these answers (up to PREFETCH_CAPS - 1).
  */
 export const PREFETCH_BELOW_MS = 100;
 
@@ -43,7 +43,7 @@ export const PREFETCH_BELOW_MS = 100;
  * so that the next job is already fetched when a recording statement (which admits the successors) runs
  * late: a sent delivery counts as admitted until its record commits, so the records waiting behind that
  * statement use up admitted places. bench:webhooks' drain on one fast machine, alternating one-round runs:
- * 0.670-0.763 of the floor at four caps (median 0.733 of 8), 0.737-0.878 at eight (median 0.78, higher in
+ * 0.670-0.763 of the floor at four caps (median 0.733 of 8 runs), 0.737-0.878 at eight (median 0.78, higher in
  * 7 of 8 pairs), 0.713-0.769 at sixteen (PostgreSQL ~14 us more per delivery: it counts a larger admitted
  * set). Earlier, on another machine: 0.65-0.69 at two caps against 0.67-0.72 at four.
  */

@@ -43,7 +43,7 @@ const SLEEP_FOR_SLOT_MS = 150;
  * Each send holds one of its endpoint's leases (max_in_flight across all workers, see EndpointSendLeases)
  * from just before the request until the answer. A job whose endpoint's leases are all held waits for one
  * in place, holding its worker slot: that happens to the caps' worth queued behind the first of a fast
- * endpoint (see PREFETCH_CAPS), for about as long as one of its answers takes, and otherwise only while
+ * endpoint (see PREFETCH_CAPS), for a few rounds of its fast answers, and otherwise only while
  * admission and leases briefly disagree (a cap lowered, a dead worker's leases not yet lapsed).
  */
 @Processor(DELIVERY_QUEUE, {
