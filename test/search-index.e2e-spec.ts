@@ -1,3 +1,4 @@
+import { SearchQueryOneBody1700000000005 } from '@wharf/core/migrations/1700000000005-search-query-one-body';
 import { DataSource } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
 import { http } from './support/http';
@@ -151,6 +152,36 @@ describe('search index: the same answers as ILIKE', () => {
     }
     expect(matched).toBeGreaterThan(300);
   }, 120_000);
+
+  it('the one-argument query is the two-argument one with no gram left out, as its own body was', async () => {
+    const runner = dataSource.createQueryRunner();
+    const queries = async () =>
+      (
+        (await runner.query(
+          'SELECT array_agg(wharf_search_query(t)::text ORDER BY n) AS q FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)',
+          [texts()],
+        )) as { q: string[] }[]
+      )[0].q;
+    await runner.startTransaction();
+    try {
+      const folded = await queries();
+      expect(folded).toEqual(
+        (
+          (await runner.query(
+            `SELECT array_agg(wharf_search_query(t, '{}')::text ORDER BY n) AS q
+               FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)`,
+            [texts()],
+          )) as { q: string[] }[]
+        )[0].q,
+      );
+      // The migration's down puts back the body it had (1700000000003's), which gives the same queries.
+      await new SearchQueryOneBody1700000000005().down(runner);
+      expect(await queries()).toEqual(folded);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
 
   it('the searches read the search index', async () => {
     const [plan] = await dataSource.query(

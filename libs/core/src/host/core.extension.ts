@@ -9,6 +9,7 @@ import { CreateLocations1700000000001 } from '../migrations/1700000000001-create
 import { ListIndexes1700000000002 } from '../migrations/1700000000002-list-indexes';
 import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-grams';
 import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/1700000000004-search-without-frequent-grams';
+import { SearchQueryOneBody1700000000005 } from '../migrations/1700000000005-search-query-one-body';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
@@ -21,6 +22,7 @@ import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/170000000
     ListIndexes1700000000002,
     SearchGrams1700000000003,
     SearchWithoutFrequentGrams1700000000004,
+    SearchQueryOneBody1700000000005,
   ],
   controllers: [LocationController, ApiKeysController],
 })

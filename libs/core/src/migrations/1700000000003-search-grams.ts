@@ -1,6 +1,22 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * The grams a value containing the text must have: the text itself as a prefix when shorter than a gram,
+ * otherwise non-overlapping grams from its start (ten at most) and its last gram, all required; or the
+ * long-value marker. The text is quoted as a tsquery lexeme (backslash and quote escaped), never parsed.
+ * (Since 1700000000005 a call of `wharf_search_query(text, text[])`; this is what its down restores.)
+ */
+export const SEARCH_QUERY_FUNCTION = `CREATE OR REPLACE FUNCTION wharf_search_query(text) RETURNS tsquery
+      LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+      SELECT (string_agg('''' || replace(replace(substr(v, p, 5), '\\', '\\\\'), '''', '''''') || ''''
+                         || CASE WHEN length(v) < 5 THEN ':*' ELSE '' END, ' & ' ORDER BY p)
+              || ' | ''' || chr(1) || '''')::tsquery
+        FROM lower($1) AS v,
+             LATERAL (SELECT generate_series(1, least(length(v) - 4, 46), 5)
+                      UNION SELECT greatest(length(v) - 4, 1)) AS w(p)
+      $$`;
+
+/**
  * The search index of locations replaces their trigram indexes (see SEARCH_GRAM in list-indexes.ts: a trigram
  * index read every posting list of the common trigrams for each candidate of the rarest, 2,170 pages for
  * 11 matches at a million rows), with the two functions every extension's search index and query use.
@@ -30,18 +46,7 @@ export class SearchGrams1700000000003 implements MigrationInterface {
         END LOOP;
         RETURN array_to_tsvector(grams);
       END $$`);
-    // The grams a value containing the text must have: the text itself as a prefix when shorter than a
-    // gram, otherwise non-overlapping grams from its start (ten at most) and its last gram, all required;
-    // or the long-value marker. The text is quoted as a tsquery lexeme (backslash and quote escaped), never parsed.
-    await queryRunner.query(`CREATE OR REPLACE FUNCTION wharf_search_query(text) RETURNS tsquery
-      LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
-      SELECT (string_agg('''' || replace(replace(substr(v, p, 5), '\\', '\\\\'), '''', '''''') || ''''
-                         || CASE WHEN length(v) < 5 THEN ':*' ELSE '' END, ' & ' ORDER BY p)
-              || ' | ''' || chr(1) || '''')::tsquery
-        FROM lower($1) AS v,
-             LATERAL (SELECT generate_series(1, least(length(v) - 4, 46), 5)
-                      UNION SELECT greatest(length(v) - 4, 1)) AS w(p)
-      $$`);
+    await queryRunner.query(SEARCH_QUERY_FUNCTION);
     await queryRunner.query('DROP INDEX IF EXISTS "locations_name_trgm_idx"');
     await queryRunner.query('DROP INDEX IF EXISTS "locations_city_trgm_idx"');
     await queryRunner.query(

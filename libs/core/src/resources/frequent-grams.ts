@@ -25,8 +25,8 @@ export class FrequentGrams {
   private grams: string[] = [];
   private dueAt = 0;
   private reading?: Promise<void>;
-  /** Whether a read has ended (or there is nothing to read): until then a search waits for the first. */
-  private settled: boolean;
+  /** The first read, which searches wait for; later reads refresh in the background. */
+  private firstRead?: Promise<void>;
   private readonly index?: string;
   /** Set after a failed read is logged, so an outage logs it once, not every RETRY_MS. */
   private failing = false;
@@ -39,17 +39,15 @@ export class FrequentGrams {
     this.index = listIndexes(def.table, [], def.searchable, def.searchKeys).find(
       (index) => index.method === 'gin',
     )?.name;
-    this.settled = !this.index;
   }
 
   /** The grams as last read; the first call waits for the first read, later ones refresh in the background. */
   async get(): Promise<string[]> {
-    if (this.index && performance.now() >= this.dueAt && !this.reading)
-      this.reading = this.read(this.index).finally(() => {
-        this.reading = undefined;
-        this.settled = true;
-      });
-    if (!this.settled) await this.reading;
+    if (this.index && performance.now() >= this.dueAt && !this.reading) {
+      this.reading = this.read(this.index).finally(() => (this.reading = undefined));
+      this.firstRead ??= this.reading;
+    }
+    await this.firstRead;
     return this.grams;
   }
 
