@@ -1,4 +1,5 @@
-import { recordAttempts } from '@wharf/webhooks/worker';
+import { DeliveryRow, deliveryJobs } from '@wharf/webhooks';
+import { ADMIT, recordAttempts } from '@wharf/webhooks/worker';
 import { DataSource } from 'typeorm';
 import { createCompany } from './support/accounts';
 import { startApi, TestApi } from './support/test-app';
@@ -114,5 +115,43 @@ describe('attempt records: the refill of a finished batch', () => {
     const { admission, state } = await finish('limited', 5, 100);
     expect(admission.admitted).toHaveLength(CAP);
     expect(state).toEqual({ admitted: CAP, waiting: 40 - CAP });
+  });
+
+  /**
+   * Two workers' admissions for one endpoint can start in the same microsecond; one transaction's two
+   * statements share their now() for certain, so they stand in for them. Each names its own batch job: a
+   * job id they shared would be added once, and the second statement's deliveries would sit unsent until
+   * the sweeper's grace ran out.
+   */
+  it('names a batch job per admitting statement, even when two share their clock', async () => {
+    const { endpoint } = await busyEndpoint('instant', null);
+    const runner = api.app.get(DataSource).createQueryRunner();
+    const admitted: DeliveryRow[][] = [];
+    try {
+      await runner.startTransaction();
+      for (const cap of [2 * CAP, 3 * CAP]) {
+        await runner.query('UPDATE webhook_endpoints SET max_in_flight = $2 WHERE uuid = $1', [
+          endpoint.uuid,
+          cap,
+        ]);
+        admitted.push(await runner.query(ADMIT, [[endpoint.uuid]]));
+      }
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(admitted.map((rows) => rows.length)).toEqual([CAP, CAP]);
+    const jobs = admitted.map((rows) => deliveryJobs(rows, 5));
+    expect(jobs.map((list) => list.length)).toEqual([1, 1]);
+    expect(jobs[0][0].opts.jobId).not.toEqual(jobs[1][0].opts.jobId);
+    // Admitted at the same instant; the sweeper names their jobs from the rows alone.
+    const stored: { at: string[]; admissions: string[] }[] = await sql(
+      api,
+      `SELECT array_agg(DISTINCT admitted_at::text) AS at, array_agg(DISTINCT admission::text) AS admissions
+       FROM webhook_deliveries WHERE uuid = ANY($1::uuid[])`,
+      [admitted.flat().map((row) => row.uuid)],
+    );
+    expect(stored[0].at).toHaveLength(1);
+    expect(stored[0].admissions.sort()).toEqual(admitted.map((rows) => String(rows[0].admission)).sort());
   });
 });

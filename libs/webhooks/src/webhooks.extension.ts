@@ -25,6 +25,7 @@ import { SearchRequestLogsWithoutEventIds1700000000107 } from './migrations/1700
 import { SearchRequestLogsThroughKeys1700000000108 } from './migrations/1700000000108-search-request-logs-through-keys';
 import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109-queue-undispatched-events';
 import { SortRequestLogsByTimeAndStatus1700000000110 } from './migrations/1700000000110-sort-request-logs-by-time-and-status';
+import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number-admissions';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -51,6 +52,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     SearchRequestLogsThroughKeys1700000000108,
     QueueUndispatchedEvents1700000000109,
     SortRequestLogsByTimeAndStatus1700000000110,
+    NumberAdmissions1700000000111,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

@@ -40,8 +40,8 @@ export interface DeliveryBatchJobData {
 export const DELIVER_BATCH = 'deliver-batch';
 
 /**
- * A batch job's id: its endpoint and the admitting transaction's now() in microseconds, which every
- * delivery of the batch keeps as its admitted_at, so the sweeper can name the job from PostgreSQL alone.
+ * A batch job's id: its endpoint and its admission number (see admissionNumber), which every delivery of
+ * the batch keeps while it is admitted, so the sweeper can name the job from PostgreSQL alone.
  */
 export const deliveryBatchJobId = (endpoint: string, admission: string) => `${endpoint}.${admission}`;
 
@@ -80,7 +80,7 @@ export function deliveryJob(
 
 /** A delivery as PostgreSQL gives it (admission and loadDeliveryJobs select these columns). */
 export interface DeliveryRow {
-  /** admitted_at in microseconds since the epoch (a bigint, so a string): names its batch job. */
+  /** Its admission number (a bigint, so a string): names its batch job. */
   admission: string;
   /** The endpoint has a rate limit: each send needs its own slot, so each delivery gets its own job. */
   limited: boolean;

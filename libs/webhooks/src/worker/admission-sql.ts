@@ -53,6 +53,18 @@ export const inOrder = (d: string, ordered: string, settled = (_p: string) => 'f
      WHERE p.webhook_endpoint_uuid = ${d}.webhook_endpoint_uuid AND p.entity_key = ${d}.entity_key
        AND p.status = 'pending' AND p.event_seq < ${d}.event_seq AND NOT ${settled('p')}))`;
 
+/** How many batch jobs per endpoint one admitting statement may number (the attempt recorder's chunks). */
+export const ADMISSION_CHUNKS = 1024;
+
+/**
+ * The admission number of chunk `chunk` (0 to ADMISSION_CHUNKS - 1) of one admitting statement: it names the
+ * batch job of the deliveries the statement admits to one endpoint in that chunk (see deliveryBatchJobId).
+ * The sequence is read once per statement (an uncorrelated sub-select is an init plan, however volatile),
+ * so two statements never share a number, however close together they start.
+ */
+export const admissionNumber = (chunk = '0') =>
+  `((SELECT nextval('webhook_admission_seq')) * ${ADMISSION_CHUNKS} + ${chunk})`;
+
 /** A DeliveryRow's columns, selected by jobRows from admitted deliveries `a`, their event `e` and endpoint `ep`. */
 const JOB_COLUMNS = [
   'a.uuid',
@@ -63,14 +75,14 @@ const JOB_COLUMNS = [
   'e.name',
   'e.payload::text AS body',
   '(extract(epoch FROM ep.updated_at) * 1000)::bigint AS version',
-  '(extract(epoch FROM a.admitted_at) * 1000000)::bigint AS admission',
+  'a.admission',
   'ep.rate_limit_per_second IS NOT NULL AS limited',
   `${effectiveCap('ep')} AS cap`,
 ];
 
 /**
  * The job data of admitted deliveries `a` (uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id,
- * admitted_at): a DeliveryRow.
+ * admission): a DeliveryRow.
  */
 export const jobRows = (a: string) => `
 SELECT ${JOB_COLUMNS.join(', ')}

@@ -6,6 +6,7 @@ import { AttemptBatchRow, attemptBatchJson, attemptBatchRows } from './attempt-b
 import {
   Admission,
   NO_JOB,
+  admissionNumber,
   admittedCount,
   effectiveCap,
   firstWaitingAt,
@@ -130,14 +131,14 @@ WITH batch AS (
 ), admitted AS (
   -- An array, not a join: the generic plan cannot know how many successors there are and, guessing
   -- hundreds, merge-joined them with a walk of the whole primary key (bench:webhooks: most of a batch's time).
-  -- Each cap's worth of an endpoint's successors is a batch job of its own: its admitted_at is a
-  -- microsecond apart (admitted_at names the job, see deliveryBatchJobId), so no job sends more than can
-  -- be sent at once.
-  UPDATE webhook_deliveries d SET admitted_at = now() + c.chunk * interval '1 microsecond'
+  -- Each cap's worth of an endpoint's successors is a batch job of its own (the admission number names the
+  -- job), so no job sends more than can be sent at once. The LIMIT above keeps the chunks fewer than
+  -- PREFETCH_CAPS: every finished delivery it adds back was admitted, so counted.
+  UPDATE webhook_deliveries d SET admitted_at = now(), admission = ${admissionNumber('c.chunk')}
   FROM (SELECT s.uuid, (row_number() OVER (PARTITION BY s.endpoint ORDER BY s.uuid) - 1) / s.cap AS chunk
         FROM successor s) c
   WHERE d.uuid = ANY(ARRAY(SELECT s.uuid FROM successor s)) AND d.uuid = c.uuid
-  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admission
 ), health AS (
   SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
 ), locked AS (

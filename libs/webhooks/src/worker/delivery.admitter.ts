@@ -11,7 +11,15 @@ import {
   deliveryJob,
   deliveryJobs,
 } from '../delivery/delivery-queue';
-import { Admission, firstWaitingAt, freeSlots, inOrder, jobRows, waitingDue } from './admission-sql';
+import {
+  Admission,
+  admissionNumber,
+  firstWaitingAt,
+  freeSlots,
+  inOrder,
+  jobRows,
+  waitingDue,
+} from './admission-sql';
 import { maxAttempts } from './retry-schedule';
 
 /** Endpoints admitted in one transaction. */
@@ -46,9 +54,9 @@ WITH endpoint AS (
   ) w WHERE ep.status = 'enabled' AND ep.free > 0
 ), admitted AS (
   -- An array, not a join (see RECORD_ATTEMPTS' admitted).
-  UPDATE webhook_deliveries d SET admitted_at = now()
+  UPDATE webhook_deliveries d SET admitted_at = now(), admission = ${admissionNumber()}
   WHERE d.uuid = ANY(ARRAY(SELECT p.uuid FROM picked p)) AND d.admitted_at IS NULL
-  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admission
 ), dropped AS (
   -- An array of uuids, found through the waiting index: a join here could plan as a scan of every delivery.
   UPDATE webhook_deliveries d SET status = 'failed', updated_at = now()

@@ -41,8 +41,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   async sweep(): Promise<number> {
     const late: { uuid: string; endpoint: string; attempts: number; admission: string }[] =
       await this.dataSource.query(
-        `SELECT uuid, webhook_endpoint_uuid AS endpoint, attempts,
-              (extract(epoch FROM admitted_at) * 1000000)::bigint AS admission
+        `SELECT uuid, webhook_endpoint_uuid AS endpoint, attempts, admission
        FROM webhook_deliveries
        WHERE status = 'pending' AND admitted_at < now() - make_interval(secs => $1)
        ORDER BY admitted_at LIMIT 1000`,

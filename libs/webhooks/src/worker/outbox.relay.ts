@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryRow } from '../delivery/delivery-queue';
 import { orderingColumns } from '../delivery/ordering-sql';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
-import { NO_JOB, firstWaitingAt, freeSlots, jobRows, splitAdmission } from './admission-sql';
+import { admissionNumber, NO_JOB, firstWaitingAt, freeSlots, jobRows, splitAdmission } from './admission-sql';
 import { DeliveryAdmitter } from './delivery.admitter';
 
 const BATCH = 500;
@@ -59,13 +59,14 @@ WITH queued AS (
       ELSE ${freeSlots('ep')} END AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY(ARRAY(SELECT DISTINCT t.endpoint FROM targets t))
 ), inserted AS (
-  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, admitted_at)
+  -- Every row gets the statement's admission number, read only while its delivery is admitted.
+  INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, admitted_at, admission)
   SELECT t.event_id, t.endpoint, t.company_uuid,
     ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')},
-    CASE WHEN row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free THEN now() END
+    CASE WHEN row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free THEN now() END, ${admissionNumber()}
   FROM targets t JOIN room r ON r.endpoint = t.endpoint ORDER BY t.id
   ON CONFLICT (webhook_endpoint_uuid, event_id) DO NOTHING
-  RETURNING uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id, admitted_at
+  RETURNING uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id, admitted_at, admission
 ), admitted AS (
   SELECT * FROM inserted WHERE admitted_at IS NOT NULL
 )
