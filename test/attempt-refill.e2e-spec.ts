@@ -1,4 +1,4 @@
-import { DeliveryRow, deliveryJobs } from '@wharf/webhooks';
+import { DeliveryRow, deliveryJobs, loadDeliveryRows } from '@wharf/webhooks';
 import { ADMIT, recordAttempts } from '@wharf/webhooks/worker';
 import { DataSource } from 'typeorm';
 import { createCompany } from './support/accounts';
@@ -52,13 +52,18 @@ describe('attempt records: the refill of a finished batch', () => {
     return { company, endpoint, admitted };
   }
 
-  /** Records a successful attempt, answered in `durationMs`, for each of the endpoint's admitted deliveries. */
-  async function finish(tag: string, durationMs: number, ratePerSecond: number | null = null) {
-    const { company, endpoint, admitted } = await busyEndpoint(tag, ratePerSecond);
-    const admission = await recordAttempts(
+  /** Records an attempt with `outcome`, answered in `durationMs`, for each of `deliveries`. */
+  function record(
+    company: { uuid: string },
+    endpoint: { uuid: string; url: string },
+    deliveries: { uuid: string; event_id: string }[],
+    durationMs: number,
+    outcome: 'successful' | 'pending' = 'successful',
+  ) {
+    return recordAttempts(
       api.app.get(DataSource),
       api.config,
-      admitted.map((d) => ({
+      deliveries.map((d) => ({
         delivery: {
           uuid: d.uuid,
           company_uuid: company.uuid,
@@ -71,19 +76,25 @@ describe('attempt records: the refill of a finished batch', () => {
           url: endpoint.url,
           request_headers: {},
           request_body: '{}',
-          response_status: 200,
+          response_status: outcome === 'successful' ? 200 : 503,
           response_headers: {},
           response_body: 'ok',
           duration_ms: durationMs,
           error: null,
-          status: 'successful',
+          status: outcome === 'successful' ? 'successful' : 'failed',
           sent_at: new Date(),
           permanent: false,
         },
-        outcome: 'successful',
-        nextAttemptInMs: 0,
+        outcome,
+        nextAttemptInMs: outcome === 'successful' ? 0 : 60_000,
       })),
     );
+  }
+
+  /** Records a successful attempt, answered in `durationMs`, for each of the endpoint's admitted deliveries. */
+  async function finish(tag: string, durationMs: number, ratePerSecond: number | null = null) {
+    const { company, endpoint, admitted } = await busyEndpoint(tag, ratePerSecond);
+    const admission = await record(company, endpoint, admitted, durationMs);
     const [state] = await sql(
       api,
       `SELECT count(*) FILTER (WHERE admitted_at IS NOT NULL)::int AS admitted,
@@ -153,5 +164,32 @@ describe('attempt records: the refill of a finished batch', () => {
     );
     expect(stored[0].at).toHaveLength(1);
     expect(stored[0].admissions.sort()).toEqual(admitted.map((rows) => String(rows[0].admission)).sort());
+  });
+
+  it('names the jobs of deliveries an older worker admitted by their microseconds, and forgets a number when its delivery goes back to waiting', async () => {
+    // busyEndpoint admits as a worker from before admission numbers did: admitted_at, no number.
+    const { company, endpoint, admitted } = await busyEndpoint('legacy', null);
+    const uuids = admitted.map((d) => d.uuid);
+    const micros: { admission: string }[] = await sql(
+      api,
+      `SELECT (extract(epoch FROM admitted_at) * 1000000)::bigint::text AS admission
+       FROM webhook_deliveries WHERE uuid = ANY($1::uuid[]) AND admission IS NULL`,
+      [uuids],
+    );
+    expect(micros).toHaveLength(CAP);
+    const loaded = await loadDeliveryRows(api.app.get(DataSource), uuids);
+    expect(loaded.map((row) => String(row.admission))).toEqual(micros.map((row) => row.admission));
+
+    // Retried: back to waiting, so its successors (numbered) are admitted, and its own number is gone.
+    const successors = await record(company, endpoint, admitted, 5, 'pending');
+    expect(successors.admitted).toHaveLength(CAP);
+    const [numbered] = successors.admitted;
+    await record(company, endpoint, [numbered], 5, 'pending');
+    const [state] = await sql(
+      api,
+      'SELECT admitted_at, admission, attempts FROM webhook_deliveries WHERE uuid = $1',
+      [numbered.uuid],
+    );
+    expect(state).toEqual({ admitted_at: null, admission: null, attempts: 1 });
   });
 });

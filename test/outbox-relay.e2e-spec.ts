@@ -11,6 +11,7 @@ interface Fanned {
   event_id: string | null;
   body: string | null;
   cap: number | null;
+  admission: string | null;
   more: string | null;
   claimed: number | null;
 }
@@ -98,6 +99,21 @@ describe('outbox relay: admission as it fans out', () => {
       [events[2]]: false,
       [events[3]]: false,
       [events[4]]: false,
+    });
+    // One admission number (one batch job) for the two admitted, none for those left waiting.
+    const number = fanned.jobs[0].admission;
+    expect(fanned.jobs[1].admission).toBe(number);
+    const numbers: { event_id: string; admission: string | null }[] = await sql(
+      api,
+      'SELECT event_id, admission::text FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1',
+      [endpoint],
+    );
+    expect(Object.fromEntries(numbers.map((row) => [row.event_id, row.admission]))).toEqual({
+      [events[0]]: number,
+      [events[1]]: number,
+      [events[2]]: null,
+      [events[3]]: null,
+      [events[4]]: null,
     });
   });
 

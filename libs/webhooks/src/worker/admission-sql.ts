@@ -53,6 +53,14 @@ export const inOrder = (d: string, ordered: string, settled = (_p: string) => 'f
      WHERE p.webhook_endpoint_uuid = ${d}.webhook_endpoint_uuid AND p.entity_key = ${d}.entity_key
        AND p.status = 'pending' AND p.event_seq < ${d}.event_seq AND NOT ${settled('p')}))`;
 
+/**
+ * The admission number of admitted delivery `d`, which names its batch job. A worker older than the number
+ * (still running while a deploy rolls out) admits without one and names the job by admitted_at in
+ * microseconds, as every worker did before.
+ */
+export const admissionOf = (d: string) =>
+  `coalesce(${d}.admission, (extract(epoch FROM ${d}.admitted_at) * 1000000)::bigint)`;
+
 /** How many batch jobs per endpoint one admitting statement may number (the attempt recorder's chunks). */
 export const ADMISSION_CHUNKS = 1024;
 
@@ -75,14 +83,14 @@ const JOB_COLUMNS = [
   'e.name',
   'e.payload::text AS body',
   '(extract(epoch FROM ep.updated_at) * 1000)::bigint AS version',
-  'a.admission',
+  `${admissionOf('a')} AS admission`,
   'ep.rate_limit_per_second IS NOT NULL AS limited',
   `${effectiveCap('ep')} AS cap`,
 ];
 
 /**
  * The job data of admitted deliveries `a` (uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id,
- * admission): a DeliveryRow.
+ * admitted_at, admission): a DeliveryRow.
  */
 export const jobRows = (a: string) => `
 SELECT ${JOB_COLUMNS.join(', ')}

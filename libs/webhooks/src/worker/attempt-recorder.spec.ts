@@ -1,5 +1,6 @@
 import { Attempt } from '../delivery/webhook-sender';
-import { AttemptRecord, healthChanges } from './attempt-recorder';
+import { ADMISSION_CHUNKS } from './admission-sql';
+import { AttemptRecord, PREFETCH_CAPS, healthChanges } from './attempt-recorder';
 
 const attempt = (endpoint: string, result: Partial<Attempt>) =>
   ({ delivery: { endpoint_uuid: endpoint }, result }) as AttemptRecord;
@@ -25,5 +26,12 @@ describe('healthChanges', () => {
   it('lets a 410 win over a success in the same batch', () => {
     const changes = healthChanges([attempt('a', ok), attempt('a', { ...error500, response_status: 410 })]);
     expect(changes.get('a')).toEqual({ change: 'gone', timeouts: 0 });
+  });
+});
+
+describe('admission numbers', () => {
+  it('leave room for every chunk of successors one recording statement admits to an endpoint', () => {
+    // RECORD_ATTEMPTS numbers up to PREFETCH_CAPS chunks per statement; more would run into the next one's.
+    expect(PREFETCH_CAPS).toBeLessThanOrEqual(ADMISSION_CHUNKS);
   });
 });

@@ -88,7 +88,8 @@ WITH batch AS (
   FROM batch
 ), retried AS (
   UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
-    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond', admitted_at = NULL
+    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond', admitted_at = NULL,
+    admission = NULL
   FROM batch b
   -- = ANY($5) makes these index lookups: the cached plan cannot know the batch size and would scan the table.
   -- Only an admitted delivery frees a slot: a stale duplicate job (re-run after a crash) is logged, no more.
@@ -132,13 +133,13 @@ WITH batch AS (
   -- An array, not a join: the generic plan cannot know how many successors there are and, guessing
   -- hundreds, merge-joined them with a walk of the whole primary key (bench:webhooks: most of a batch's time).
   -- Each cap's worth of an endpoint's successors is a batch job of its own (the admission number names the
-  -- job), so no job sends more than can be sent at once. The LIMIT above keeps the chunks fewer than
-  -- PREFETCH_CAPS: every finished delivery it adds back was admitted, so counted.
+  -- job), so no job sends more than can be sent at once. The LIMIT above keeps them to at most PREFETCH_CAPS
+  -- chunks (every finished delivery it adds back was admitted, so counted), within ADMISSION_CHUNKS.
   UPDATE webhook_deliveries d SET admitted_at = now(), admission = ${admissionNumber('c.chunk')}
   FROM (SELECT s.uuid, (row_number() OVER (PARTITION BY s.endpoint ORDER BY s.uuid) - 1) / s.cap AS chunk
         FROM successor s) c
   WHERE d.uuid = ANY(ARRAY(SELECT s.uuid FROM successor s)) AND d.uuid = c.uuid
-  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admission
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at, d.admission
 ), health AS (
   SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
 ), locked AS (

@@ -56,7 +56,7 @@ WITH endpoint AS (
   -- An array, not a join (see RECORD_ATTEMPTS' admitted).
   UPDATE webhook_deliveries d SET admitted_at = now(), admission = ${admissionNumber()}
   WHERE d.uuid = ANY(ARRAY(SELECT p.uuid FROM picked p)) AND d.admitted_at IS NULL
-  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admission
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at, d.admission
 ), dropped AS (
   -- An array of uuids, found through the waiting index: a join here could plan as a scan of every delivery.
   UPDATE webhook_deliveries d SET status = 'failed', updated_at = now()

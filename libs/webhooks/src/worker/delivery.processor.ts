@@ -210,7 +210,7 @@ export class DeliveryProcessor
   /** Deliveries to an endpoint that is gone or no longer enabled fail, as their attempt would. */
   private async failDisabled(endpoint: string, deliveries: string[]): Promise<void> {
     await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'failed', admitted_at = NULL, updated_at = now()
+      `UPDATE webhook_deliveries SET status = 'failed', admitted_at = NULL, admission = NULL, updated_at = now()
        WHERE uuid = ANY($1::uuid[]) AND status = 'pending'`,
       [deliveries],
     );

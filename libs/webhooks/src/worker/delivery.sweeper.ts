@@ -11,6 +11,7 @@ import {
   deliveryJobId,
   enqueueDeliveries,
 } from '../delivery/delivery-queue';
+import { admissionOf } from './admission-sql';
 import { maxAttempts } from './retry-schedule';
 
 /**
@@ -41,10 +42,10 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   async sweep(): Promise<number> {
     const late: { uuid: string; endpoint: string; attempts: number; admission: string }[] =
       await this.dataSource.query(
-        `SELECT uuid, webhook_endpoint_uuid AS endpoint, attempts, admission
-       FROM webhook_deliveries
-       WHERE status = 'pending' AND admitted_at < now() - make_interval(secs => $1)
-       ORDER BY admitted_at LIMIT 1000`,
+        `SELECT d.uuid, d.webhook_endpoint_uuid AS endpoint, d.attempts, ${admissionOf('d')} AS admission
+       FROM webhook_deliveries d
+       WHERE d.status = 'pending' AND d.admitted_at < now() - make_interval(secs => $1)
+       ORDER BY d.admitted_at LIMIT 1000`,
         [this.config.webhooks.sweepGraceMs / 1000],
       );
     // Redis first, PostgreSQL again after: a job that finished between the two reads has recorded its

@@ -59,12 +59,15 @@ WITH queued AS (
       ELSE ${freeSlots('ep')} END AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY(ARRAY(SELECT DISTINCT t.endpoint FROM targets t))
 ), inserted AS (
-  -- Every row gets the statement's admission number, read only while its delivery is admitted.
   INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, admitted_at, admission)
-  SELECT t.event_id, t.endpoint, t.company_uuid,
-    ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')},
-    CASE WHEN row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free THEN now() END, ${admissionNumber()}
-  FROM targets t JOIN room r ON r.endpoint = t.endpoint ORDER BY t.id
+  SELECT n.event_id, n.endpoint, n.company_uuid, n.entity_key, n.event_seq,
+    CASE WHEN n.admit THEN now() END, CASE WHEN n.admit THEN ${admissionNumber()} END
+  FROM (
+    SELECT t.id, t.event_id, t.endpoint, t.company_uuid,
+      ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')},
+      row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free AS admit
+    FROM targets t JOIN room r ON r.endpoint = t.endpoint
+  ) n(id, event_id, endpoint, company_uuid, entity_key, event_seq, admit) ORDER BY n.id
   ON CONFLICT (webhook_endpoint_uuid, event_id) DO NOTHING
   RETURNING uuid, webhook_endpoint_uuid, company_uuid, attempts, event_id, admitted_at, admission
 ), admitted AS (
