@@ -52,6 +52,7 @@ export * from './resources/resource-hooks';
 export * from './resources/resource-model.decorator';
 export * from './resources/resource-registry';
 export { pageStatement, sqlOfPool } from './resources/resource-sql';
+export type { Sql } from './resources/resource-sql';
 export { FrequentGrams } from './resources/frequent-grams';
 export { Params, literal } from './resources/sql';
 export * from './resources/resource-services';

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import { listIndexes } from './list-indexes';
 import { ResourceDefinition } from './resource-definition';
