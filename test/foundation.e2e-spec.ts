@@ -1,9 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Body, Controller, Post } from '@nestjs/common';
 import { Extension, Public, dropDatabase } from '@wharf/core';
 import { freePort } from './support/ports';
 import { startOwnRedis } from './support/redis';
 import { eventually, http } from './support/http';
-import { CLI, assertBuilt, runNode } from './support/processes';
+import { CLI, ROOT, assertBuilt, descendants, runCommand, runNode, running } from './support/processes';
 import {
   BASE_DATABASE_URL,
   REDIS_URL,
@@ -190,6 +193,64 @@ describe('foundation: processes', () => {
       run.child.kill('SIGKILL');
       await dropDatabase(config.databaseUrl);
       // The worker it ran left its queue's keys (meta, stalled-check) under this prefix.
+      await deleteQueueKeys(config);
+    }
+  }, 60_000);
+});
+
+describe('foundation: `npm start` under a process manager', () => {
+  beforeAll(assertBuilt);
+
+  /**
+   * A process manager stops `npm start` by signalling npm. npm passes SIGTERM to the shell that runs the
+   * script; a shell that is not exec-ed away dies without passing it on and leaves the api and the worker
+   * running. `npm start` builds first (a minute, and it would rewrite the dist/ other suites run), so the
+   * command it runs after the build is run through npm here, over this build.
+   */
+  it('SIGTERM to npm stops the api and the worker it started', async () => {
+    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
+    const command = scripts.start.split('&&').pop()!.trim();
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-npm-start-'));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'npm-start', private: true, scripts: { start: command } }),
+    );
+    symlinkSync(join(ROOT, 'dist'), join(dir, 'dist'));
+    const config = testConfig();
+    const port = await freePort();
+    const run = runCommand(
+      'npm',
+      ['start', '--silent'],
+      {
+        DATABASE_URL: config.databaseUrl,
+        REDIS_URL,
+        QUEUE_PREFIX: config.queuePrefix,
+        PORT: String(port),
+        NODE_ENV: 'development',
+      },
+      dir,
+    );
+    let started: number[] = [];
+    try {
+      await eventually(async () => {
+        const res = await http(`http://127.0.0.1:${port}`, 'GET', '/health').catch(() => undefined);
+        return res?.status === 200;
+      }, 30_000);
+      await eventually(async () => run.output().includes('Wharf worker ready'), 10_000);
+      // The cli, and the api and worker it forked.
+      started = descendants(run.child.pid!);
+      expect(started.length).toBeGreaterThanOrEqual(3);
+      run.child.kill('SIGTERM');
+      // Not `exited` (stdout closed): a process left running would hold it open.
+      await eventually(async () => [run.child.pid!, ...started].every((pid) => !running(pid)), 15_000);
+    } finally {
+      for (const pid of started.filter(running)) process.kill(pid, 'SIGKILL');
+      run.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      await dropDatabase(config.databaseUrl);
       await deleteQueueKeys(config);
     }
   }, 60_000);

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -17,9 +17,19 @@ export interface Spawned {
 
 /** Runs a built entry point of the repo with the given environment, capturing stdout+stderr. */
 export function runNode(script: string, args: string[], env: Record<string, string>): Spawned {
+  return runCommand(process.execPath, [script, ...args], env);
+}
+
+/** Runs a command in `cwd` with the given environment (and PATH, HOME), capturing stdout+stderr. */
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Spawned {
   const started = Date.now();
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: ROOT,
+  const child = spawn(command, args, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -31,4 +41,39 @@ export function runNode(script: string, args: string[], env: Record<string, stri
     child.on('close', (code, signal) => resolve({ code, signal, ms: Date.now() - started })),
   );
   return { child, output: () => output, exited };
+}
+
+/** The pids of every process below `pid` (Linux: read from /proc). */
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const child of parents.get(parent) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** Whether process `pid` still runs (a zombie counts as gone). */
+export function running(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
