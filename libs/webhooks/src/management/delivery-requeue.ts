@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { orderingColumns } from '../delivery/ordering-sql';
+import { admittedWhile } from '../worker/admission-sql';
 
 /** A delivery put back in the queue, as the recover and resend routes report it. */
 export interface QueuedDelivery {
@@ -33,8 +34,7 @@ export const deliveryRequeue = {
   ): Promise<QueuedDelivery[]> {
     const [rows]: [QueuedDelivery[]] = await dataSource.query(
       `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), updated_at = now(),
-         admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END,
-         admission = CASE WHEN d.status = 'pending' THEN d.admission END
+         ${admittedWhile('d', "d.status = 'pending'")}
        FROM webhook_events e
        WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2
          AND d.status = 'failed' AND e.created_at >= $3 AND ($4::timestamptz IS NULL OR e.created_at <= $4)
@@ -69,8 +69,7 @@ export const deliveryRequeue = {
          ${orderingColumns('ep.ordered', 'e.payload', 'e.id')}
        FROM e CROSS JOIN ep
        ON CONFLICT (event_id, webhook_endpoint_uuid) DO UPDATE SET status = 'pending', next_attempt_at = now(),
-         updated_at = now(), admitted_at = CASE WHEN d.status = 'pending' THEN d.admitted_at END,
-         admission = CASE WHEN d.status = 'pending' THEN d.admission END
+         updated_at = now(), ${admittedWhile('d', "d.status = 'pending'")}
        RETURNING d.uuid, d.webhook_endpoint_uuid, d.event_id, (SELECT name FROM e) AS event, d.status, d.attempts,
          (SELECT created_at FROM e) AS event_created_at`,
       [company, endpoint, eventId],

@@ -73,6 +73,22 @@ export const ADMISSION_CHUNKS = 1024;
 export const admissionNumber = (chunk = '0') =>
   `((SELECT nextval('webhook_admission_seq')) * ${ADMISSION_CHUNKS} + ${chunk})`;
 
+/*
+ * A delivery's admission number goes with its admitted_at: set together, cleared together, so a number
+ * is never left over for admissionOf to read on a delivery an older worker admits again. Every UPDATE that
+ * admits or un-admits sets both through these.
+ */
+
+/** SET list: admitted now, as chunk `chunk` of this statement's admission. */
+export const admitNow = (chunk = '0') => `admitted_at = now(), admission = ${admissionNumber(chunk)}`;
+
+/** SET list: no longer admitted. */
+export const NOT_ADMITTED = 'admitted_at = NULL, admission = NULL';
+
+/** SET list: delivery `d` stays admitted, under its number, only while `keep` holds. */
+export const admittedWhile = (d: string, keep: string) =>
+  `admitted_at = CASE WHEN ${keep} THEN ${d}.admitted_at END, admission = CASE WHEN ${keep} THEN ${d}.admission END`;
+
 /** A DeliveryRow's columns, selected by jobRows from admitted deliveries `a`, their event `e` and endpoint `ep`. */
 const JOB_COLUMNS = [
   'a.uuid',

@@ -5,8 +5,9 @@ import { Attempt } from '../delivery/webhook-sender';
 import { AttemptBatchRow, attemptBatchJson, attemptBatchRows } from './attempt-batch';
 import {
   Admission,
+  NOT_ADMITTED,
   NO_JOB,
-  admissionNumber,
+  admitNow,
   admittedCount,
   effectiveCap,
   firstWaitingAt,
@@ -88,8 +89,7 @@ WITH batch AS (
   FROM batch
 ), retried AS (
   UPDATE webhook_deliveries d SET attempts = b.attempt, status = b.outcome, last_attempt_at = now(), updated_at = now(),
-    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond', admitted_at = NULL,
-    admission = NULL
+    next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond', ${NOT_ADMITTED}
   FROM batch b
   -- = ANY($5) makes these index lookups: the cached plan cannot know the batch size and would scan the table.
   -- Only an admitted delivery frees a slot: a stale duplicate job (re-run after a crash) is logged, no more.
@@ -135,7 +135,7 @@ WITH batch AS (
   -- Each cap's worth of an endpoint's successors is a batch job of its own (the admission number names the
   -- job), so no job sends more than can be sent at once. The LIMIT above keeps them to at most PREFETCH_CAPS
   -- chunks (every finished delivery it adds back was admitted, so counted), within ADMISSION_CHUNKS.
-  UPDATE webhook_deliveries d SET admitted_at = now(), admission = ${admissionNumber('c.chunk')}
+  UPDATE webhook_deliveries d SET ${admitNow('c.chunk')}
   FROM (SELECT s.uuid, (row_number() OVER (PARTITION BY s.endpoint ORDER BY s.uuid) - 1) / s.cap AS chunk
         FROM successor s) c
   WHERE d.uuid = ANY(ARRAY(SELECT s.uuid FROM successor s)) AND d.uuid = c.uuid

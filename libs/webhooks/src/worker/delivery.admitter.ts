@@ -13,7 +13,7 @@ import {
 } from '../delivery/delivery-queue';
 import {
   Admission,
-  admissionNumber,
+  admitNow,
   firstWaitingAt,
   freeSlots,
   inOrder,
@@ -54,7 +54,7 @@ WITH endpoint AS (
   ) w WHERE ep.status = 'enabled' AND ep.free > 0
 ), admitted AS (
   -- An array, not a join (see RECORD_ATTEMPTS' admitted).
-  UPDATE webhook_deliveries d SET admitted_at = now(), admission = ${admissionNumber()}
+  UPDATE webhook_deliveries d SET ${admitNow()}
   WHERE d.uuid = ANY(ARRAY(SELECT p.uuid FROM picked p)) AND d.admitted_at IS NULL
   RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admitted_at, d.admission
 ), dropped AS (

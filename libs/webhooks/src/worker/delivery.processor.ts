@@ -13,6 +13,7 @@ import {
   unbatched,
 } from '../delivery/delivery-queue';
 import { Attempt, WebhookSender } from '../delivery/webhook-sender';
+import { NOT_ADMITTED } from './admission-sql';
 import { AnswerGroup, AttemptWriter } from './attempt-writer';
 import { DeliveryAdmitter } from './delivery.admitter';
 import { DeliveryMetrics } from './delivery-metrics';
@@ -210,7 +211,7 @@ export class DeliveryProcessor
   /** Deliveries to an endpoint that is gone or no longer enabled fail, as their attempt would. */
   private async failDisabled(endpoint: string, deliveries: string[]): Promise<void> {
     await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'failed', admitted_at = NULL, admission = NULL, updated_at = now()
+      `UPDATE webhook_deliveries SET status = 'failed', ${NOT_ADMITTED}, updated_at = now()
        WHERE uuid = ANY($1::uuid[]) AND status = 'pending'`,
       [deliveries],
     );
