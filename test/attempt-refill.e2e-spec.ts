@@ -1,5 +1,5 @@
-import { DeliveryRow, deliveryJobs, loadDeliveryRows } from '@wharf/webhooks';
-import { ADMIT, recordAttempts } from '@wharf/webhooks/worker';
+import { DeliveryRow, DeliveryStore, deliveryJobs } from '@wharf/webhooks';
+import { ADMIT } from '@wharf/webhooks/worker';
 import { DataSource } from 'typeorm';
 import { createCompany } from './support/accounts';
 import { startApi, TestApi } from './support/test-app';
@@ -42,9 +42,10 @@ describe('attempt records: the refill of a finished batch', () => {
     );
     const deliveries: { uuid: string; event_id: string }[] = await sql(
       api,
-      `INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, next_attempt_at, admitted_at)
+      `INSERT INTO webhook_deliveries (event_id, webhook_endpoint_uuid, company_uuid, next_attempt_at, status, admitted_at, admission)
        SELECT 'evt_${tag}_' || i, $1, $2, now() - interval '1 minute' + i * interval '1 ms',
-         CASE WHEN i <= ${CAP} THEN now() END
+         CASE WHEN i <= ${CAP} THEN 'admitted' ELSE 'waiting' END, CASE WHEN i <= ${CAP} THEN now() END,
+         CASE WHEN i <= ${CAP} THEN 1 END
        FROM generate_series(1, 43) i RETURNING uuid, event_id`,
       [endpoint.uuid, company.uuid],
     );
@@ -58,11 +59,9 @@ describe('attempt records: the refill of a finished batch', () => {
     endpoint: { uuid: string; url: string },
     deliveries: { uuid: string; event_id: string }[],
     durationMs: number,
-    outcome: 'successful' | 'pending' = 'successful',
+    outcome: 'successful' | 'retrying' = 'successful',
   ) {
-    return recordAttempts(
-      api.app.get(DataSource),
-      api.config,
+    return api.app.get(DeliveryStore).record(
       deliveries.map((d) => ({
         delivery: {
           uuid: d.uuid,
@@ -88,6 +87,7 @@ describe('attempt records: the refill of a finished batch', () => {
         outcome,
         nextAttemptInMs: outcome === 'successful' ? 0 : 60_000,
       })),
+      api.config.webhooks.autoDisableAfterDays,
     );
   }
 
@@ -166,25 +166,13 @@ describe('attempt records: the refill of a finished batch', () => {
     expect(stored[0].admissions.sort()).toEqual(admitted.map((rows) => String(rows[0].admission)).sort());
   });
 
-  it('names the jobs of deliveries an older worker admitted by their microseconds, and forgets a number when its delivery goes back to waiting', async () => {
-    // busyEndpoint admits as a worker from before admission numbers did: admitted_at, no number.
-    const { company, endpoint, admitted } = await busyEndpoint('legacy', null);
-    const uuids = admitted.map((d) => d.uuid);
-    const micros: { admission: string }[] = await sql(
-      api,
-      `SELECT (extract(epoch FROM admitted_at) * 1000000)::bigint::text AS admission
-       FROM webhook_deliveries WHERE uuid = ANY($1::uuid[]) AND admission IS NULL`,
-      [uuids],
-    );
-    expect(micros).toHaveLength(CAP);
-    const loaded = await loadDeliveryRows(api.app.get(DataSource), uuids);
-    expect(loaded.map((row) => String(row.admission))).toEqual(micros.map((row) => row.admission));
-
-    // Retried: back to waiting, so its successors (numbered) are admitted, and its own number is gone.
-    const successors = await record(company, endpoint, admitted, 5, 'pending');
+  it('forgets a number when its delivery goes back to waiting', async () => {
+    const { company, endpoint, admitted } = await busyEndpoint('retried', null);
+    // Retried: out of the queue, so its successors (numbered) are admitted, and its own number is gone.
+    const successors = await record(company, endpoint, admitted, 5, 'retrying');
     expect(successors.admitted).toHaveLength(CAP);
     const [numbered] = successors.admitted;
-    await record(company, endpoint, [numbered], 5, 'pending');
+    await record(company, endpoint, [numbered], 5, 'retrying');
     const [state] = await sql(
       api,
       'SELECT admitted_at, admission, attempts FROM webhook_deliveries WHERE uuid = $1',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
-import { PREFETCH_CAPS } from '@wharf/webhooks/worker';
+import { QUEUE_WINDOW_CAPS } from '@wharf/webhooks/worker';
 import { TestCompany, createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { CLI, assertBuilt, runNode } from './support/processes';
@@ -210,7 +210,7 @@ describe('webhooks: per-endpoint limits, held across two workers', () => {
         await sql(
           api,
           `SELECT count(*)::int AS n FROM webhook_deliveries
-           WHERE webhook_endpoint_uuid = $1 AND status = 'pending' AND admitted_at IS NOT NULL`,
+           WHERE webhook_endpoint_uuid = $1 AND status = 'admitted'`,
           [endpoint.uuid],
         )
       )[0].n as number;
@@ -225,11 +225,11 @@ describe('webhooks: per-endpoint limits, held across two workers', () => {
         60_000,
         20,
       );
-      // The queue held more than a cap's worth (a fast endpoint's is refilled to PREFETCH_CAPS caps, which two
+      // The queue held more than a cap's worth (a fast endpoint's is refilled to QUEUE_WINDOW_CAPS caps, which two
       // workers refilling from the same count can at most double), so the leases, not admission, kept the
       // sends to five.
       expect(mostAdmitted).toBeGreaterThan(5);
-      expect(mostAdmitted).toBeLessThanOrEqual(2 * PREFETCH_CAPS * 5);
+      expect(mostAdmitted).toBeLessThanOrEqual(2 * QUEUE_WINDOW_CAPS * 5);
       expect(receiver.maxOpen.get('/fast')).toBe(5);
     } finally {
       for (const worker of workers) worker.child.kill('SIGTERM');

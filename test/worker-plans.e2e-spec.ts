@@ -2,7 +2,7 @@ import { connectionOptions } from '@wharf/core';
 import {
   ADMIT,
   attemptBatchJson,
-  DISPATCH_BATCH,
+  FAN_OUT,
   DUE_ENDPOINTS,
   RECORD_ATTEMPTS,
   WORKER_DATABASE_SETTINGS,
@@ -131,7 +131,7 @@ describe('worker statements: index plans whatever the statistics', () => {
     ['record_attempts', RECORD_ATTEMPTS],
     ['admit', ADMIT],
     ['due_endpoints', DUE_ENDPOINTS],
-    ['dispatch_batch', DISPATCH_BATCH],
+    ['dispatch_batch', FAN_OUT],
   ];
 
   it.each(statements)('%s reads no whole table or index (few rows, never analysed)', async (name, text) => {
@@ -247,7 +247,7 @@ describe('worker statements: index plans whatever the statistics', () => {
         },
       ];
       const recordArgs = [attemptBatchJson(record), [endpoint], ['healthy'], 30, [delivery], [0]];
-      const admitted = `UPDATE webhook_deliveries SET admitted_at = now() WHERE uuid = '${delivery}'`;
+      const admitted = `UPDATE webhook_deliveries SET status = 'admitted', admitted_at = now() WHERE uuid = '${delivery}'`;
       // Ordered: every waiting delivery names a record, so each needs the barrier before it may go.
       const ordered = [
         `UPDATE webhook_endpoints SET ordering = 'entity' WHERE uuid = '${endpoint}'`,

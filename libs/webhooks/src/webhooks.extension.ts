@@ -1,17 +1,17 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global } from '@nestjs/common';
 import { Extension, ResourcesModule } from '@wharf/core';
-import { DeliveryQueueCloser } from './delivery/delivery-queue-closer';
-import { DELIVERY_QUEUE } from './delivery/delivery-queue';
-import { WebhookSender } from './delivery/webhook-sender';
-import { WebhookEndpointController } from './endpoints/webhook-endpoint.controller';
+import { DELIVERY_QUEUE } from './jobs/delivery-job';
+import { DeliveryQueueCloser } from './jobs/delivery-queue-closer';
+import { WebhookSender } from './transport/webhook-sender';
+import { WebhookEndpointController } from './management/webhook-endpoint.controller';
 import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
 import { WebhookEndpointHooks } from './endpoints/webhook-endpoint.hooks';
 import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { DeliveryRecoveryService } from './management/delivery-recovery.service';
 import { EndpointProbeService } from './management/endpoint-probe.service';
 import { EndpointQueueService } from './management/endpoint-queue.service';
-import { WebhookEventCatalog } from './management/webhook-event-catalog.service';
+import { WebhookEventCatalog } from './events/webhook-event-catalog.service';
 import { WebhookEventsController } from './management/webhook-events.controller';
 import { WebhookSenderAddressesController } from './management/webhook-sender-addresses.controller';
 import { CreateWebhooks1700000000100 } from './migrations/1700000000100-create-webhooks';
@@ -26,14 +26,16 @@ import { SearchRequestLogsThroughKeys1700000000108 } from './migrations/17000000
 import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109-queue-undispatched-events';
 import { SortRequestLogsByTimeAndStatus1700000000110 } from './migrations/1700000000110-sort-request-logs-by-time-and-status';
 import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number-admissions';
+import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-store-delivery-states';
 import { OutboxWriter } from './outbox/outbox.writer';
-import { WebhookRequestLogController } from './request-logs/webhook-request-log.controller';
+import { WebhookRequestLogController } from './management/webhook-request-log.controller';
+import { DeliveryStore } from './store/delivery.store';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
 
 /**
  * The producer side of webhooks, loaded by every process: tables, the outbox written inside each
- * resource write, and the management API of the console under `/int/v1` (endpoints, request logs, the
- * event catalog). Consumers (relay, delivery) live in `@wharf/webhooks/worker`.
+ * resource write, the delivery store, and the management API of the console under `/int/v1` (endpoints,
+ * request logs, the event catalog). The delivery stages live in `@wharf/webhooks/worker`.
  */
 @Global()
 @Extension({
@@ -53,6 +55,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     QueueUndispatchedEvents1700000000109,
     SortRequestLogsByTimeAndStatus1700000000110,
     NumberAdmissions1700000000111,
+    StoreDeliveryStates1700000000112,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -71,7 +74,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     EndpointQueueService,
     DeliveryRecoveryService,
     WebhookSender,
+    DeliveryStore,
   ],
-  exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog],
+  exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog, DeliveryStore],
 })
 export class WebhooksExtension {}

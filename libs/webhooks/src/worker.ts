@@ -1,42 +1,43 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { DeliveryQueueCloser } from './delivery/delivery-queue-closer';
-import { DELIVERY_QUEUE } from './delivery/delivery-queue';
-import { AttemptWriter } from './worker/attempt-writer';
-import { DeliveryAdmitter } from './worker/delivery.admitter';
-import { DeliveryMetrics } from './worker/delivery-metrics';
-import { DeliveryProcessor } from './worker/delivery.processor';
-import { MetricsListener } from './worker/metrics-listener';
-import { EndpointCache } from './worker/endpoint-cache';
-import { EndpointRateLimiter } from './worker/endpoint-rate-limiter';
-import { EndpointSendLeases } from './worker/endpoint-send-leases';
-import { DeliverySweeper } from './worker/delivery.sweeper';
-import { OutboxRelay } from './worker/outbox.relay';
-import { RequestLogPurger } from './worker/request-log.purger';
+import { DELIVERY_QUEUE } from './jobs/delivery-job';
+import { DeliveryQueueCloser } from './jobs/delivery-queue-closer';
+import { DeliveryMetrics } from './metrics/delivery-metrics';
+import { MetricsListener } from './metrics/metrics-listener';
+import { DeliveryAdmitter } from './stages/admission/delivery.admitter';
+import { DeliveryDispatcher } from './stages/dispatch/delivery.dispatcher';
+import { DeliveryProcessor } from './stages/dispatch/delivery.processor';
+import { EndpointCache } from './stages/dispatch/endpoint-cache';
+import { EndpointRateLimiter } from './stages/dispatch/endpoint-rate-limiter';
+import { EndpointSendLeases } from './stages/dispatch/endpoint-send-leases';
+import { RateGate } from './stages/dispatch/rate-gate';
+import { SendAttempt } from './stages/dispatch/send-attempt';
+import { OutboxRelay } from './stages/fan-out/outbox.relay';
+import { AttemptWriter } from './stages/record/attempt-writer';
+import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
+import { RequestLogPurger } from './stages/recovery/request-log.purger';
+import { DESTINATION } from './transport/destination';
+import { HttpDestination } from './transport/http.destination';
 
-export { DeliveryAdmitter } from './worker/delivery.admitter';
-export { DeliveryProcessor } from './worker/delivery.processor';
-export { DeliverySweeper } from './worker/delivery.sweeper';
-export { EndpointSendLeases } from './worker/endpoint-send-leases';
-export { OutboxRelay } from './worker/outbox.relay';
-export { RequestLogPurger } from './worker/request-log.purger';
-export { PREFETCH_CAPS, RECORD_ATTEMPTS, recordAttempts } from './worker/attempt-recorder';
-export { attemptBatchJson } from './worker/attempt-batch';
-export { ADMIT, DUE_ENDPOINTS } from './worker/delivery.admitter';
-export { DISPATCH_BATCH } from './worker/outbox.relay';
+export { DeliveryAdmitter } from './stages/admission/delivery.admitter';
+export { DeliveryProcessor } from './stages/dispatch/delivery.processor';
+export { EndpointSendLeases } from './stages/dispatch/endpoint-send-leases';
+export { OutboxRelay } from './stages/fan-out/outbox.relay';
+export { DeliverySweeper } from './stages/recovery/delivery.sweeper';
+export { RequestLogPurger } from './stages/recovery/request-log.purger';
+export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
+export { attemptBatchJson } from './store/attempt-batch';
+export { FAN_OUT } from './store/fan-out.sql';
+export { RECORD_ATTEMPTS } from './store/record.sql';
+export { QUEUE_WINDOW_CAPS } from './tuning';
 
 /**
  * PostgreSQL settings of the worker's connections. It runs a few prepared statements thousands of times,
- * written for their generic plans: left to choose, PostgreSQL re-planned the attempt recorder's (a dozen
- * CTEs) on every execution in some runs and not in others, which swung its CPU per delivery by about a
- * third. Every one of them finds its rows through an index, and a generic plan is made once per
- * connection from the statistics of that moment: made while webhook_deliveries was small or never
- * analysed (a new install, or autovacuum off), the recorder's hashed a sequential scan of the whole table
- * on every batch from then on (30% of PostgreSQL's CPU in bench:webhooks at 20,000 deliveries). No bitmap
- * scans either: planned from a backlog's statistics, the count of an endpoint's admitted deliveries was a
- * bitmap scan, which never marks an index entry dead, so it read the entry of every delivery finished since
- * the last vacuum on every count (0.40 ms with 8,400 of them, against 0.08 ms for the index scan that
- * marks them once).
+ * each written for a generic plan that finds its rows through an index: left to choose, PostgreSQL re-planned
+ * them per execution in some runs and not others, and a generic plan made while the deliveries table was
+ * small or never analysed hashed a sequential scan of it on every batch from then on. No bitmap scans
+ * either: a bitmap scan never marks an index entry dead, so the count of an endpoint's admitted deliveries
+ * would read the entry of every delivery finished since the last vacuum, on every count.
  */
 export const WORKER_DATABASE_SETTINGS = {
   plan_cache_mode: 'force_generic_plan',
@@ -44,19 +45,23 @@ export const WORKER_DATABASE_SETTINGS = {
   enable_bitmapscan: 'off',
 };
 
-/** The consumer side (worker process only): outbox relay, admitter, sweeper and the delivery processor. */
+/** The consumer side (worker process only): the delivery stages, fan-out to recovery. */
 @Module({
   imports: [BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   providers: [
     DeliveryQueueCloser,
     OutboxRelay,
-    DeliverySweeper,
-    DeliveryProcessor,
     DeliveryAdmitter,
+    DeliveryProcessor,
+    DeliveryDispatcher,
     EndpointCache,
     EndpointRateLimiter,
+    RateGate,
     EndpointSendLeases,
+    SendAttempt,
+    { provide: DESTINATION, useClass: HttpDestination },
     AttemptWriter,
+    DeliverySweeper,
     RequestLogPurger,
     DeliveryMetrics,
     MetricsListener,

@@ -3,7 +3,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, errorObject } from '@wharf/core';
 import { Queue } from 'bullmq';
-import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE } from '../jobs/delivery-job';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 

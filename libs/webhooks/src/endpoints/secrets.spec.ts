@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { decryptSecret, encryptSecret, generateSecret, sign } from './secrets';
+import { sign } from '../transport/signature';
+import { decryptSecret, encryptSecret, generateSecret } from './secrets';
 
 describe('webhook secrets', () => {
   const appKey = Buffer.alloc(32, 3);

@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-const SECRET_PREFIX = 'whsec_';
+import { SECRET_PREFIX } from '../transport/signature';
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateSecret(): string {
@@ -60,13 +60,4 @@ export function openSecret(stored: string, keys: AppKeys): OpenedSecret | undefi
     }
   }
   return undefined;
-}
-
-/** `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`, keyed with the secret's decoded bytes. */
-export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(
-    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
-    'base64',
-  );
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }

@@ -9,7 +9,7 @@ import {
   ResourceRow,
   errorObject,
 } from '@wharf/core';
-import { WebhookEventCatalog } from '../management/webhook-event-catalog.service';
+import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 

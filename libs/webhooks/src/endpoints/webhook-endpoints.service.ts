@@ -8,8 +8,8 @@ import {
   ResourceServices,
   readWriteBody,
 } from '@wharf/core';
-import { urlRefusal } from '../delivery/target-policy';
-import { EndpointSecrets } from '../delivery/webhook-sender';
+import { urlRefusal } from '../transport/target-policy';
+import { EndpointSecrets } from '../transport/webhook-sender';
 import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
 

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError, BODY_POINTER, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
 import { DataSource } from 'typeorm';
+import { DeliveryStore } from '../store/delivery.store';
+import { QueuedDelivery } from '../store/requeue.sql';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
-import { QueuedDelivery, deliveryRequeue } from './delivery-requeue';
 import { RecoverDto } from './recover.dto';
 
 /**
@@ -18,6 +19,7 @@ import { RecoverDto } from './recover.dto';
 export class DeliveryRecoveryService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: DeliveryStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly services: ResourceServices,
   ) {}
@@ -29,13 +31,7 @@ export class DeliveryRecoveryService {
     const to = until === undefined ? null : new Date(until);
     if (to && to < from) throw ApiError.invalid(attributePointer('until'), 'until must not be before since.');
     await this.requireEnabled(uuid);
-    const deliveries = await deliveryRequeue.failedInWindow(
-      this.dataSource,
-      RequestContext.companyUuid(),
-      uuid,
-      from,
-      to,
-    );
+    const deliveries = await this.store.requeueFailed(RequestContext.companyUuid(), uuid, from, to);
     return this.enqueue(deliveries);
   }
 
@@ -48,8 +44,7 @@ export class DeliveryRecoveryService {
       throw ApiError.invalid(attributePointer('test'), 'A test send is not queued: send a new test event.');
     }
     await this.requireEnabled(log.webhook_endpoint_uuid);
-    const delivery = await deliveryRequeue.one(
-      this.dataSource,
+    const delivery = await this.store.requeueOne(
       RequestContext.companyUuid(),
       log.webhook_endpoint_uuid,
       log.event_id,

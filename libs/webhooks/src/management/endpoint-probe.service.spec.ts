@@ -1,4 +1,4 @@
-import { Attempt } from '../delivery/webhook-sender';
+import { Attempt } from '../transport/webhook-sender';
 import { challengeProblem } from './endpoint-probe.service';
 
 const answer = (response_status: number | null, response_body: string | null, error: string | null = null) =>

@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError, ResourceServices, attributePointer } from '@wharf/core';
-import { Attempt, WebhookSender } from '../delivery/webhook-sender';
+import { Attempt, WebhookSender } from '../transport/webhook-sender';
 import { StoredEndpoint, WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
 import { TestEventDto } from './test-event.dto';
-import { WebhookEventCatalog } from './webhook-event-catalog.service';
+import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 
 const DEFAULT_TEST_EVENT = 'order.updated';
 const SHOWN_BODY = 200;

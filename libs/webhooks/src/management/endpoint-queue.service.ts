@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ResourceServices } from '@wharf/core';
-import { DataSource } from 'typeorm';
 import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
+import { DeliveryStore } from '../store/delivery.store';
 
 /** OpenAPI schema of `GET /webhook-endpoints/:uuid/queue`. */
 export const ENDPOINT_QUEUE_SCHEMA = {
@@ -16,7 +15,7 @@ export const ENDPOINT_QUEUE_SCHEMA = {
           type: 'integer',
           description:
             'Deliveries admitted to the workers: being sent, or about to be. At most max_in_flight are sent at ' +
-            'once; an endpoint that answers fast has up to as many again fetched, ready to go as sends end.',
+            'once; an endpoint that answers fast has several times that fetched, ready to go as sends end.',
         },
         waiting: {
           type: 'integer',
@@ -44,7 +43,7 @@ interface EndpointRecord {
 @Injectable()
 export class EndpointQueueService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: DeliveryStore,
     private readonly services: ResourceServices,
   ) {}
 
@@ -55,13 +54,7 @@ export class EndpointQueueService {
       .find(uuid)) as unknown as {
       webhook_endpoint: EndpointRecord;
     };
-    const [counts]: { in_flight: number; waiting: number; retrying: number }[] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE admitted_at IS NOT NULL)::int AS in_flight,
-              count(*) FILTER (WHERE admitted_at IS NULL AND next_attempt_at <= now())::int AS waiting,
-              count(*) FILTER (WHERE admitted_at IS NULL AND next_attempt_at > now())::int AS retrying
-       FROM webhook_deliveries WHERE webhook_endpoint_uuid = $1 AND status = 'pending'`,
-      [endpoint.uuid],
-    );
+    const counts = await this.store.queueCounts(endpoint.uuid);
     return {
       webhook_endpoint_queue: {
         webhook_endpoint_uuid: endpoint.uuid,

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { WebhookEventCatalog } from './webhook-event-catalog.service';
+import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 
 /** `GET /int/v1/webhook-events`: the event catalog, for picking an endpoint's events. */
 @ApiTags('webhook-events')

@@ -1,0 +1,87 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { Job } from 'bullmq';
+import { DeliveryJobData } from '../../jobs/delivery-job';
+import { DeliveryMetrics } from '../../metrics/delivery-metrics';
+import { Attempt, DESTINATION, Destination } from '../../transport/destination';
+import { decideOutcome } from '../record/attempt-outcome';
+import { AnswerGroup, AttemptWriter } from '../record/attempt-writer';
+import { CachedEndpoint, EndpointCache } from './endpoint-cache';
+import { EndpointSendLeases } from './endpoint-send-leases';
+
+/**
+ * The send step of dispatch, for one delivery: sends it through the Destination under a send lease the
+ * caller took, gives the lease back however the send ends, decides the outcome and hands the attempt to the
+ * record stage. Resolves once its record is durable.
+ */
+@Injectable()
+export class SendAttempt {
+  private readonly logger = new Logger('delivery');
+
+  constructor(
+    @Inject(DESTINATION) private readonly destination: Destination,
+    private readonly endpoints: EndpointCache,
+    private readonly leases: EndpointSendLeases,
+    private readonly records: AttemptWriter,
+    private readonly metrics: DeliveryMetrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * `released(job)`: the job was handed back to the queue by a shutdown timeout, so the worker that takes
+   * it over records its attempt. `answers`: the batch job's outstanding answers, which its records wait for.
+   */
+  async send(
+    job: Job,
+    endpoint: CachedEndpoint,
+    data: DeliveryJobData,
+    released: (job: Job) => boolean,
+    answers?: AnswerGroup,
+  ): Promise<void> {
+    const attempt = data.attempts + job.attemptsMade + 1;
+    let result: Attempt;
+    // A lease lost here would be renewed for as long as this worker lives: one send fewer for its endpoint.
+    try {
+      this.metrics.started(data.endpoint);
+      result = await this.destination.send(
+        { ...endpoint, secrets: this.endpoints.secrets(endpoint) },
+        { eventId: data.eventId, body: data.body },
+      );
+    } catch (error) {
+      this.metrics.finished(data.endpoint);
+      throw error;
+    } finally {
+      this.leases.release(endpoint.uuid);
+      if (answers) this.records.answered(answers);
+    }
+    const { outcome, nextAttemptInMs } = decideOutcome(result, attempt, this.config.webhooks.retrySchedule);
+    this.metrics.finished(data.endpoint, outcome, result.duration_ms / 1000);
+    if (released(job)) throw new Error('released to the queue on shutdown');
+    await this.records.record(
+      {
+        delivery: {
+          uuid: data.delivery,
+          company_uuid: data.company,
+          endpoint_uuid: data.endpoint,
+          event_id: data.eventId,
+          event: data.event,
+        },
+        attempt,
+        result,
+        outcome,
+        nextAttemptInMs,
+      },
+      answers,
+    );
+    if (outcome !== 'successful') {
+      this.logger.log({
+        msg: 'delivery attempt failed',
+        delivery: data.delivery,
+        attempt,
+        error: result.error,
+        status: result.response_status,
+        final: outcome === 'failed',
+      });
+    }
+  }
+}

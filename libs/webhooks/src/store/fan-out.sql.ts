@@ -1,0 +1,68 @@
+import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
+import { FAN_OUT_BATCH } from '../tuning';
+import { admissionNumber, firstWaitingAt, windowRoom } from './admission.sql';
+import { ADMITTED_RETURNING, NO_JOB, jobRows } from './job-rows.sql';
+import { orderingColumns } from './ordering.sql';
+
+/**
+ * Fan-out, one statement (one round trip, one atomic commit): claim a batch of undispatched events (SKIP
+ * LOCKED, so relays in several workers share the work), take them off the queue, and create a delivery for
+ * every matching enabled endpoint. An ordered endpoint's delivery also records its record (`data.id`) and
+ * outbox position.
+ *
+ * A new delivery is admitted at once while its endpoint's window has room and nothing older waits, oldest
+ * event first, by the admitter's rules; the rest wait for the admitter. An ordered endpoint's always wait:
+ * whether one may go depends on outbox events other relays may hold uncommitted. No lock: two relays
+ * fanning out to one endpoint at once may each fill its window from the same count, which overfills its
+ * queue, never its sends (the leases bound those).
+ *
+ * Returns the job rows of what it admitted, a row naming each endpoint left with waiting deliveries
+ * (`more`), and one row with only `claimed`, the number of events claimed.
+ */
+export const FAN_OUT = `
+WITH queued AS (
+  SELECT id FROM ${UNDISPATCHED_EVENTS} ORDER BY id LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED
+), dispatched AS (
+  DELETE FROM ${UNDISPATCHED_EVENTS} u WHERE u.id = ANY(ARRAY(SELECT id FROM queued))
+), claimed AS (
+  -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
+  -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
+  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
+), targets AS (
+  SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
+  FROM claimed c
+  -- Each event's company's endpoints, looked up by company (OFFSET 0 keeps the planner from flattening it
+  -- into a join that read every enabled endpoint of every company).
+  CROSS JOIN LATERAL (
+    SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
+    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
+    OFFSET 0
+  ) ep
+), room AS MATERIALIZED (
+  -- Once per endpoint, not per event: how many of its new deliveries may be admitted now.
+  SELECT ep.uuid AS endpoint,
+    CASE WHEN ep.ordering = 'entity' OR ${firstWaitingAt('ep.uuid')} <= now() THEN 0
+      ELSE ${windowRoom('ep')} END AS free
+  FROM webhook_endpoints ep WHERE ep.uuid = ANY(ARRAY(SELECT DISTINCT t.endpoint FROM targets t))
+), inserted AS (
+  INSERT INTO webhook_deliveries AS d (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, status, admitted_at, admission)
+  SELECT n.event_id, n.endpoint, n.company_uuid, n.entity_key, n.event_seq,
+    CASE WHEN n.admit THEN 'admitted' ELSE 'waiting' END,
+    CASE WHEN n.admit THEN now() END, CASE WHEN n.admit THEN ${admissionNumber()} END
+  FROM (
+    SELECT t.id, t.event_id, t.endpoint, t.company_uuid,
+      ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')},
+      row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free AS admit
+    FROM targets t JOIN room r ON r.endpoint = t.endpoint
+  ) n(id, event_id, endpoint, company_uuid, entity_key, event_seq, admit) ORDER BY n.id
+  ON CONFLICT (webhook_endpoint_uuid, event_id) DO NOTHING
+  ${ADMITTED_RETURNING}, d.status
+), admitted AS (
+  SELECT * FROM inserted WHERE status = 'admitted'
+)
+SELECT j.*, NULL::uuid AS more, NULL::int AS claimed FROM (${jobRows('admitted')}) j
+UNION ALL
+SELECT ${NO_JOB}, w.endpoint, NULL
+FROM (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted WHERE status = 'waiting') w
+UNION ALL
+SELECT ${NO_JOB}, NULL, count(*)::int FROM queued`;

@@ -1,0 +1,106 @@
+WITH batch AS (
+  SELECT x.a AS company_uuid, x.b AS webhook_endpoint_uuid, x.c AS webhook_delivery_uuid, x.d AS event_id, x.e AS event, x.f AS attempt, x.g AS url, x.h AS request_headers, x.i AS response_status, x.j AS response_headers, x.k AS response_body, x.l AS duration_ms, x.m AS error, x.n AS status, x.o AS sent_at, x.p AS outcome, x.q AS next_attempt_in_ms
+  FROM jsonb_to_recordset($1::jsonb)
+  AS x(a uuid, b uuid, c uuid, d text, e text, f int, g text, h jsonb, i int, j jsonb, k text, l int, m text, n text, o timestamptz, p text, q float8)
+), logs AS (
+  INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
+    url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
+  SELECT company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, url, request_headers,
+    (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id), response_status, response_headers,
+    response_body, duration_ms, error, status, sent_at
+  FROM batch
+), retried AS (
+  UPDATE webhook_deliveries d SET status = b.outcome, admitted_at = NULL, admission = NULL, attempts = b.attempt, last_attempt_at = now(),
+    updated_at = now(), next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond'
+  FROM batch b
+  -- = ANY($5) makes these index look-ups: the cached plan cannot know the batch size and would scan the table.
+  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND d.status = 'admitted'
+    AND b.outcome <> 'successful'
+  RETURNING d.webhook_endpoint_uuid
+), delivered AS (
+  -- A delete writes no index entries, where an update writes a row version into every index of the table.
+  -- An array, not a join with batch: a generic plan estimating one row read batch again per deleted row.
+  DELETE FROM webhook_deliveries d
+  WHERE d.uuid = ANY(ARRAY(SELECT b.webhook_delivery_uuid FROM batch b WHERE b.outcome = 'successful'))
+    AND d.status = 'admitted'
+  RETURNING d.webhook_endpoint_uuid
+), finished AS (
+  SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n
+  FROM (SELECT webhook_endpoint_uuid FROM retried UNION ALL SELECT webhook_endpoint_uuid FROM delivered) f
+  GROUP BY 1
+), pace AS (
+  SELECT webhook_endpoint_uuid AS endpoint,
+    bool_and(status = 'successful' AND duration_ms <= 100) AS fast
+  FROM batch GROUP BY 1
+), successor AS (
+  SELECT w.uuid, f.endpoint, (CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) AS cap FROM finished f
+  JOIN webhook_endpoints ep ON ep.uuid = f.endpoint AND ep.status = 'enabled'
+  JOIN pace ON pace.endpoint = f.endpoint
+  CROSS JOIN LATERAL (
+    SELECT d.uuid FROM webhook_deliveries d
+    WHERE d.webhook_endpoint_uuid = f.endpoint AND d.status IN ('waiting', 'retrying') AND d.next_attempt_at <= now()
+      AND (NOT ep.ordering = 'entity' OR d.entity_key IS NULL OR d.event_seq < (SELECT coalesce(min(id), 9223372036854775807) FROM webhook_events_undispatched) AND NOT EXISTS (
+     SELECT 1 FROM webhook_deliveries p
+     WHERE p.webhook_endpoint_uuid = d.webhook_endpoint_uuid AND p.entity_key = d.entity_key
+       AND p.status <> 'failed' AND p.event_seq < d.event_seq AND NOT p.uuid = ANY(ARRAY(SELECT s.webhook_delivery_uuid FROM batch s WHERE s.outcome <> 'retrying'))))
+    ORDER BY d.next_attempt_at
+    -- Every finished delivery counted as admitted still (this statement's snapshot), so added back.
+    LIMIT greatest(0, ((CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) * CASE WHEN pace.fast AND ep.rate_limit_per_second IS NULL THEN 8 ELSE 1 END) - (SELECT count(*) FROM webhook_deliveries counted
+    WHERE counted.webhook_endpoint_uuid = f.endpoint AND counted.status = 'admitted')::int + f.n)
+    FOR UPDATE OF d SKIP LOCKED
+  ) w
+  WHERE NOT EXISTS (SELECT 1 FROM unnest($2::uuid[], $3::text[]) AS g(uuid, change) WHERE g.uuid = f.endpoint AND g.change = 'gone')
+), admitted AS (
+  -- An array, not a join: the generic plan cannot know how many successors there are.
+  UPDATE webhook_deliveries d SET status = 'admitted', admitted_at = now(), admission = ((SELECT nextval('webhook_admission_seq')) * 1024 + c.chunk)
+  FROM (SELECT s.uuid, (row_number() OVER (PARTITION BY s.endpoint ORDER BY s.uuid) - 1) / s.cap AS chunk
+        FROM successor s) c
+  WHERE d.uuid = ANY(ARRAY(SELECT s.uuid FROM successor s)) AND d.uuid = c.uuid
+  RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admission
+), health AS (
+  SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
+), locked AS (
+  SELECT ep.uuid, h.change, h.timeouts,
+    h.change = 'failing' AND ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4) AS expired
+  FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
+  -- = ANY($2) here and below: looked up by key, never a walk of every endpoint joined to health.
+  WHERE ep.uuid = ANY($2::uuid[]) AND (h.change = 'gone' AND ep.status = 'enabled'
+     OR h.change = 'healthy' AND (ep.failing_since IS NOT NULL OR ep.consecutive_timeouts > 0)
+     OR h.change = 'failing' AND (ep.failing_since IS NULL OR h.timeouts > 0
+        OR ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4)))
+  ORDER BY ep.uuid FOR UPDATE OF ep
+), endpoint_health AS (
+  UPDATE webhook_endpoints ep SET
+  consecutive_timeouts = CASE WHEN l.change = 'healthy' THEN 0 ELSE ep.consecutive_timeouts + l.timeouts END,
+  throttled = CASE WHEN l.change = 'healthy' THEN false
+    WHEN ep.consecutive_timeouts + l.timeouts >= 3 THEN true ELSE ep.throttled END,
+  throttled_reason = CASE WHEN l.change = 'healthy' THEN NULL
+    WHEN ep.consecutive_timeouts + l.timeouts >= 3
+      THEN (ep.consecutive_timeouts + l.timeouts) || ' attempts in a row timed out: sending one at a time until one succeeds.'
+    ELSE ep.throttled_reason END,
+  failing_since = CASE l.change WHEN 'healthy' THEN NULL ELSE COALESCE(ep.failing_since, now()) END,
+  status = CASE WHEN l.change = 'gone' OR l.expired THEN 'disabled' ELSE ep.status END,
+  disabled_at = CASE WHEN l.change = 'gone' OR l.expired THEN now() ELSE ep.disabled_at END,
+  disabled_reason = CASE WHEN l.change = 'gone' THEN 'The endpoint answered 410 Gone.'
+    WHEN l.expired THEN 'Deliveries failed without a success for ' || $4 || ' days.'
+    ELSE ep.disabled_reason END,
+  -- Only disabling bumps updated_at (the version workers reload a cached endpoint on).
+  updated_at = CASE WHEN l.change = 'gone' OR l.expired THEN now() ELSE ep.updated_at END
+FROM locked l WHERE ep.uuid = ANY($2::uuid[]) AND ep.uuid = l.uuid
+)
+SELECT j.*, NULL::uuid AS more FROM (
+SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version, a.admission, ep.rate_limit_per_second IS NOT NULL AS limited, (CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) AS cap
+FROM admitted a
+JOIN webhook_events e ON e.event_id = a.event_id
+-- A look-up by key per row (LIMIT 1 keeps the planner from flattening it into a join, which a generic plan
+-- made with few endpoints turned into a walk of the whole endpoint index per admitted delivery).
+CROSS JOIN LATERAL (
+  SELECT ep.updated_at, ep.rate_limit_per_second, ep.throttled, ep.max_in_flight FROM webhook_endpoints ep
+  WHERE ep.uuid = a.webhook_endpoint_uuid LIMIT 1
+) ep) j
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.endpoint FROM finished f
+CROSS JOIN LATERAL (SELECT count(*) AS n FROM successor s WHERE s.endpoint = f.endpoint) got
+WHERE f.n > got.n AND (SELECT w.next_attempt_at FROM webhook_deliveries w
+    WHERE w.webhook_endpoint_uuid = f.endpoint AND w.status IN ('waiting', 'retrying')
+    ORDER BY w.next_attempt_at OFFSET got.n LIMIT 1) <= now()

@@ -1,0 +1,25 @@
+import { ADMIT, DUE_ENDPOINTS, FAIL_UNDELIVERABLE, LOCK_ENDPOINTS, STILL_ADMITTED } from './admit.sql';
+import { FAN_OUT } from './fan-out.sql';
+import { RECORD_ATTEMPTS } from './record.sql';
+import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
+import { REQUEUE_FAILED, REQUEUE_ONE } from './requeue.sql';
+
+/**
+ * Every statement over webhook_deliveries, by the name of its snapshot (snapshots/<name>.sql): the text
+ * PostgreSQL receives, composed from this folder's fragments, kept for review. `npm run sql:snapshots`
+ * writes them again; store/sql-snapshots.spec.ts fails while one differs from its statement.
+ */
+export const DELIVERY_STATEMENTS: Record<string, string> = {
+  'fan-out': FAN_OUT,
+  'lock-endpoints': LOCK_ENDPOINTS,
+  admit: ADMIT,
+  'due-endpoints': DUE_ENDPOINTS,
+  'record-attempts': RECORD_ATTEMPTS,
+  'fail-undeliverable': FAIL_UNDELIVERABLE,
+  'still-admitted': STILL_ADMITTED,
+  'admitted-before': ADMITTED_BEFORE,
+  'job-rows-of': JOB_ROWS_OF,
+  'queue-counts': QUEUE_COUNTS,
+  'requeue-failed': REQUEUE_FAILED,
+  'requeue-one': REQUEUE_ONE,
+};

@@ -1,0 +1,49 @@
+/**
+ * Where a delivery goes. The dispatch stage hands each attempt to a Destination and records what it
+ * answers; HTTP (signed POSTs, http.destination.ts) is the one kind today. Another transport implements
+ * this and is provided as DESTINATION: the other stages do not change.
+ */
+
+/** What one attempt sent and got back: a request-log row in the making. */
+export interface Attempt {
+  url: string;
+  request_headers: Record<string, string>;
+  request_body: string;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+  status: 'successful' | 'failed';
+  sent_at: Date;
+  /** Retry-After of a 429/503, in ms. */
+  retryAfterMs?: number;
+  /** Not worth retrying: blocked target or 410 Gone. */
+  permanent: boolean;
+}
+
+/** An endpoint as a destination sees it. */
+export interface DestinationEndpoint {
+  uuid: string;
+  url: string;
+  /** Secrets valid right now, newest first. */
+  secrets: string[];
+  /** Set when no configured key opens the endpoint's secret: nothing can be signed, so nothing is sent. */
+  unreadableSecret?: string;
+}
+
+/** One message to send: the event's id (the idempotency key receivers see) and its exact bytes. */
+export interface Message {
+  eventId: string;
+  body: string;
+}
+
+export interface Destination {
+  /** Sends one attempt and reports what happened; never throws for a failed send. */
+  send(endpoint: DestinationEndpoint, message: Message): Promise<Attempt>;
+  /** Cuts every send in flight (a shutdown that stopped waiting for them). */
+  abort(): Promise<void>;
+}
+
+/** The injection token of the worker's Destination. */
+export const DESTINATION = Symbol('Destination');

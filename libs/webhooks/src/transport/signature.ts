@@ -1,0 +1,13 @@
+import { createHmac } from 'node:crypto';
+
+/** How a Standard Webhooks secret is written: this prefix, then its bytes in base64. */
+export const SECRET_PREFIX = 'whsec_';
+
+/** `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`, keyed with the secret's decoded bytes. */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}

@@ -1,0 +1,77 @@
+/**
+ * Every constant that shapes delivery, with why it has its value. What each was measured at is in the git
+ * history and bench/results/, not here. Settings a deployment changes are environment variables (see
+ * docs/operations.md); these are the code's own.
+ */
+
+// Fan-out
+/** Outbox events one relay statement claims: large enough to amortise a statement, small enough to commit fast. */
+export const FAN_OUT_BATCH = 500;
+
+// Admission
+/** Endpoints admitted in one transaction (and so locked together by the admitter). */
+export const ADMIT_ENDPOINTS_PER_TRANSACTION = 200;
+/**
+ * The queue holds up to this many caps of an endpoint whose answers come fast, so the next batch job is
+ * already fetched when a send ends: a sent delivery keeps its place until its record commits.
+ */
+export const QUEUE_WINDOW_CAPS = 8;
+/** An endpoint whose attempts in a batch were all answered 2xx within this counts as fast. */
+export const FAST_ANSWER_MS = 100;
+/** Batch jobs one admitting statement may name per endpoint (admission number = sequence × this + chunk). */
+export const ADMISSION_CHUNKS = 1024;
+
+// Dispatch
+/** A lease not renewed for this long is free again: no longer than BullMQ takes to hand on a dead worker's jobs. */
+export const LEASE_TTL_MS = 10_000;
+/** Leases are renewed this often: several times per TTL, so one slow renewal never loses them. */
+export const LEASE_RENEW_EVERY_MS = 3_000;
+/** A lease waiter polls Redis for a lease another worker gave back, from this often… */
+export const LEASE_MIN_POLL_MS = 2;
+/** …doubling up to this: a waiter in the same worker is handed a lease without polling. */
+export const LEASE_MAX_POLL_MS = 100;
+/** A rate limit of N per second spaces sends this / N apart: a tenth over a second, for late sends and the wire. */
+export const RATE_WINDOW_MS = 1100;
+/** How late a job may use the rate slot it reserved; later than this it reserves a new one. */
+export const RATE_SLOT_GRACE_MS = 40;
+/** Redis wakes delayed jobs on its tick (hz 10), so a job waiting for a slot is woken this much before it… */
+export const WAKE_BEFORE_SLOT_MS = 120;
+/** …and waits the rest in place when it is at most this far off, rather than going back to the delayed set. */
+export const SLEEP_FOR_SLOT_MS = 150;
+/** A cached endpoint (decrypted secrets) is reloaded after this, or at once when a job carries a newer version. */
+export const ENDPOINT_CACHE_MS = 5_000;
+/** BullMQ's lock on a job being processed, and how often stalled jobs (dead workers) are looked for. */
+export const JOB_LOCK_MS = 10_000;
+export const STALLED_CHECK_MS = 5_000;
+/** A job stalled this often is failed by BullMQ; the sweeper queues its deliveries again from PostgreSQL. */
+export const MAX_STALLED = 10;
+/** BullMQ retries a job that threw (its record could not be written) after this. */
+export const JOB_RETRY_DELAY_MS = 1_000;
+/** Response bodies are logged up to this many bytes; the rest is not read. */
+export const MAX_LOGGED_BODY = 64 * 1024;
+
+// Record
+/** Attempt records written by one statement at most. */
+export const RECORD_BATCH = 500;
+/**
+ * How long a batch job's records wait for its answers still outstanding: committing a whole job costs little
+ * more than a part, and each commit's successors make the next batch job, so parts would stay parts.
+ */
+export const RECORD_LINGER_MS = 20;
+/** While PostgreSQL is down, a batch of records is retried this often: the attempts were sent, so must be logged. */
+export const RECORD_OUTAGE_RETRY_MS = 1_000;
+/** Timeouts in a row after which an endpoint is throttled to one attempt in flight. */
+export const THROTTLE_AFTER_TIMEOUTS = 3;
+
+// Recovery
+/** The sweeper runs at most this often, whatever WEBHOOKS_SWEEP_GRACE says… */
+export const SWEEP_MIN_INTERVAL_MS = 500;
+/** …and at least this often. */
+export const SWEEP_MAX_INTERVAL_MS = 30_000;
+/** Deliveries one sweep checks for a lost job. */
+export const SWEEP_BATCH = 1000;
+/** Request-log rows one purge statement deletes: small enough not to hold locks for long. */
+export const PURGE_BATCH = 5000;
+export const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** Periodic tasks start within this of boot, spread out so workers started together do not run in step. */
+export const MAX_START_JITTER_MS = 1000;
