@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, bullConnection } from '@wharf/core';
 import { Redis } from 'ioredis';
-import { ACQUIRE, RENEW } from './send-lease.scripts';
+import { LeaseRedis, withLeaseCommands } from './send-lease.scripts';
 import { LEASE_MAX_POLL_MS, LEASE_MIN_POLL_MS, LEASE_RENEW_EVERY_MS, LEASE_TTL_MS } from '../../tuning';
 
 interface Waiter {
@@ -25,7 +25,7 @@ interface Waiter {
  */
 @Injectable()
 export class EndpointSendLeases implements OnApplicationShutdown {
-  private redis?: Redis;
+  private redis?: LeaseRedis;
   private readonly prefix = randomUUID();
   private sequence = 0;
   /** Lease names this process holds, by endpoint. */
@@ -38,11 +38,9 @@ export class EndpointSendLeases implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  private client(): Redis {
+  private client(): LeaseRedis {
     if (!this.redis) {
-      this.redis = new Redis(bullConnection(this.config.redisUrl));
-      this.redis.defineCommand('acquireLeases', { numberOfKeys: 1, lua: ACQUIRE });
-      this.redis.defineCommand('renewLeases', { numberOfKeys: 1, lua: RENEW });
+      this.redis = withLeaseCommands(new Redis(bullConnection(this.config.redisUrl)));
       this.renewal = setInterval(() => void this.renew(), LEASE_RENEW_EVERY_MS);
       this.renewal.unref();
     }
@@ -109,10 +107,7 @@ export class EndpointSendLeases implements OnApplicationShutdown {
 
   private async acquire(endpoint: string, cap: number, want: number): Promise<number> {
     const base = `${this.prefix}.${++this.sequence}`;
-    const redis = this.client() as Redis & {
-      acquireLeases(key: string, cap: number, want: number, ttl: number, base: string): Promise<number>;
-    };
-    const granted = await redis.acquireLeases(this.key(endpoint), cap, want, LEASE_TTL_MS, base);
+    const granted = await this.client().acquireLeases(this.key(endpoint), cap, want, LEASE_TTL_MS, base);
     if (granted > 0) {
       const held = this.held.get(endpoint) ?? [];
       for (let i = 1; i <= granted; i++) held.push(`${base}.${i}`);
@@ -169,11 +164,8 @@ export class EndpointSendLeases implements OnApplicationShutdown {
         this.held.delete(endpoint);
         continue;
       }
-      const redis = this.redis as Redis & {
-        renewLeases(key: string, ttl: number, ...leases: string[]): Promise<string[]>;
-      };
       renewals.push(
-        redis.renewLeases(this.key(endpoint), LEASE_TTL_MS, ...leases).then(
+        this.redis!.renewLeases(this.key(endpoint), LEASE_TTL_MS, ...leases).then(
           (gone) => {
             const still = this.held.get(endpoint);
             for (const lease of gone) {

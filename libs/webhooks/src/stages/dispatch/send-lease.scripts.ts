@@ -1,3 +1,5 @@
+import { Redis } from 'ioredis';
+
 /** The Lua scripts of EndpointSendLeases, run atomically on Redis's own clock (so every worker shares it). */
 
 /**
@@ -5,7 +7,7 @@
  * script on Redis's clock (so every worker shares it). Leases are members of a sorted set scored by their
  * expiry, named ARGV[4].1, ARGV[4].2…; returns how many were granted (0 when all are held).
  */
-export const ACQUIRE = `
+const ACQUIRE = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -26,7 +28,7 @@ return n`;
  * unreachable for longer than LEASE_TTL_MS, or wiped) may already be another worker's, so it is not brought
  * back.
  */
-export const RENEW = `
+const RENEW = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local gone = {}
@@ -40,3 +42,15 @@ for i = 2, #ARGV do
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return gone`;
+
+/** A Redis connection with the lease scripts as commands. */
+export type LeaseRedis = Redis & {
+  acquireLeases(key: string, cap: number, want: number, ttl: number, base: string): Promise<number>;
+  renewLeases(key: string, ttl: number, ...leases: string[]): Promise<string[]>;
+};
+
+export function withLeaseCommands(redis: Redis): LeaseRedis {
+  redis.defineCommand('acquireLeases', { numberOfKeys: 1, lua: ACQUIRE });
+  redis.defineCommand('renewLeases', { numberOfKeys: 1, lua: RENEW });
+  return redis as LeaseRedis;
+}

@@ -1,5 +1,5 @@
 WITH endpoint AS (
-  SELECT ep.uuid, ep.status, ep.ordering = 'entity' AS ordered, (((CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) * CASE WHEN false AND ep.rate_limit_per_second IS NULL THEN 8 ELSE 1 END) - (SELECT count(*) FROM webhook_deliveries counted
+  SELECT ep.uuid, ep.status, ep.ordering = 'entity' AS ordered, ((CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) - (SELECT count(*) FROM webhook_deliveries counted
     WHERE counted.webhook_endpoint_uuid = ep.uuid AND counted.status = 'admitted')::int) AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY($1::uuid[])
 ), picked AS (

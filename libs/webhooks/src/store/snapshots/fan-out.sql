@@ -22,7 +22,7 @@ WITH queued AS (
     CASE WHEN ep.ordering = 'entity' OR (SELECT w.next_attempt_at FROM webhook_deliveries w
     WHERE w.webhook_endpoint_uuid = ep.uuid AND w.status IN ('waiting', 'retrying')
     ORDER BY w.next_attempt_at OFFSET 0 LIMIT 1) <= now() THEN 0
-      ELSE (((CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) * CASE WHEN false AND ep.rate_limit_per_second IS NULL THEN 8 ELSE 1 END) - (SELECT count(*) FROM webhook_deliveries counted
+      ELSE ((CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) - (SELECT count(*) FROM webhook_deliveries counted
     WHERE counted.webhook_endpoint_uuid = ep.uuid AND counted.status = 'admitted')::int) END AS free
   FROM webhook_endpoints ep WHERE ep.uuid = ANY(ARRAY(SELECT DISTINCT t.endpoint FROM targets t))
 ), inserted AS (
