@@ -1,4 +1,5 @@
-import { inOrder, toAdmitted, toUnadmitted, waitingDue, windowRoom, firstWaitingAt } from './admission.sql';
+import { inOrder, waitingDue, windowRoom, firstWaitingAt } from './admission.sql';
+import { toAdmitted, toUnadmitted } from './transitions.sql';
 import { unadmitted } from './delivery-state';
 import { ADMITTED_RETURNING, jobRows } from './job-rows.sql';
 

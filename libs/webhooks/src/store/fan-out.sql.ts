@@ -1,6 +1,7 @@
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 import { FAN_OUT_BATCH } from '../tuning';
-import { admissionNumber, firstWaitingAt, windowRoom } from './admission.sql';
+import { firstWaitingAt, windowRoom } from './admission.sql';
+import { admissionNumber } from './transitions.sql';
 import { ADMITTED_RETURNING, NO_JOB, jobRows } from './job-rows.sql';
 import { orderingColumns } from './ordering.sql';
 

@@ -1,5 +1,6 @@
 import { attemptBatchRows } from './attempt-batch';
-import { firstWaitingAt, toUnadmitted } from './admission.sql';
+import { firstWaitingAt } from './admission.sql';
+import { toUnadmitted } from './transitions.sql';
 import { applyHealth } from './health.sql';
 import { NO_JOB, jobRows } from './job-rows.sql';
 import { admitSuccessors } from './successors.sql';

@@ -1,4 +1,4 @@
-import { toWaitingUnlessAdmitted } from './admission.sql';
+import { toWaitingUnlessAdmitted } from './transitions.sql';
 import { orderingColumns } from './ordering.sql';
 
 /** A delivery put back in the queue, as the recover and resend routes report it. */

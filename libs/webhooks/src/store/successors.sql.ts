@@ -1,5 +1,6 @@
 import { FAST_ANSWER_MS } from '../tuning';
-import { admittedCount, effectiveCap, inOrder, queueWindow, toAdmitted, waitingDue } from './admission.sql';
+import { admittedCount, effectiveCap, inOrder, queueWindow, waitingDue } from './admission.sql';
+import { toAdmitted } from './transitions.sql';
 import { ADMITTED_RETURNING } from './job-rows.sql';
 
 /**
