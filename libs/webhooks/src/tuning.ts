@@ -47,6 +47,11 @@ export const STALLED_CHECK_MS = 5_000;
 export const MAX_STALLED = 10;
 /** BullMQ retries a job that threw (its record could not be written) after this. */
 export const JOB_RETRY_DELAY_MS = 1_000;
+/** Connections the worker keeps open per receiving origin, and how long an idle one is kept. */
+export const HTTP_CONNECTIONS_PER_ORIGIN = 64;
+export const HTTP_KEEP_ALIVE_MS = 30_000;
+/** Endpoint URLs whose parsed target and policy check are cached; the cache starts over past this. */
+export const TARGET_CACHE_SIZE = 10_000;
 /** Response bodies are logged up to this many bytes; the rest is not read. */
 export const MAX_LOGGED_BODY = 64 * 1024;
 
@@ -58,6 +63,8 @@ export const RECORD_BATCH = 500;
  * more than a part, and each commit's successors make the next batch job, so parts would stay parts.
  */
 export const RECORD_LINGER_MS = 20;
+/** Record statements running at once: one, so the answers that arrive while it commits all join the next. */
+export const RECORD_STATEMENTS_AT_ONCE = 1;
 /** While PostgreSQL is down, a batch of records is retried this often: the attempts were sent, so must be logged. */
 export const RECORD_OUTAGE_RETRY_MS = 1_000;
 /** Timeouts in a row after which an endpoint is throttled to one attempt in flight. */
