@@ -7,7 +7,7 @@
 
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 import { QUEUE_WINDOW_CAPS } from '../tuning';
-import { pending, unadmitted } from './delivery-state';
+import { admitted, pending, unadmitted } from './delivery-state';
 
 /**
  * The outbox position below which every event is fanned out (see `inOrder`), as an uncorrelated scalar
@@ -30,7 +30,7 @@ export const queueWindow = (ep: string, fast?: string) =>
 /** How many of an endpoint's deliveries are admitted (in the queue or being sent). */
 export const admittedCount = (endpoint: string) =>
   `(SELECT count(*) FROM webhook_deliveries counted
-    WHERE counted.webhook_endpoint_uuid = ${endpoint} AND counted.status = 'admitted')::int`;
+    WHERE counted.webhook_endpoint_uuid = ${endpoint} AND ${admitted('counted')})::int`;
 
 /** How many more of endpoint `ep`'s deliveries one cap's window has room for (may be negative). */
 export const windowRoom = (ep: string) => `(${queueWindow(ep)} - ${admittedCount(`${ep}.uuid`)})`;

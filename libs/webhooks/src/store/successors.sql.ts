@@ -23,7 +23,7 @@ export const admitSuccessors = () => `pace AS (
   CROSS JOIN LATERAL (
     SELECT d.uuid FROM webhook_deliveries d
     WHERE d.webhook_endpoint_uuid = f.endpoint AND ${waitingDue('d')}
-      AND ${inOrder('d', "ep.ordering = 'entity'", (p) => `${p}.uuid = ANY(ARRAY(SELECT s.webhook_delivery_uuid FROM batch s WHERE s.outcome <> 'retrying'))`)}
+      AND ${inOrder('d', "ep.ordering = 'entity'", (p) => `${p}.uuid = ANY(ARRAY(SELECT s.uuid FROM settled s))`)}
     ORDER BY d.next_attempt_at
     -- Every finished delivery counted as admitted still (this statement's snapshot), so added back.
     LIMIT greatest(0, ${queueWindow('ep', 'pace.fast')} - ${admittedCount('f.endpoint')} + f.n)

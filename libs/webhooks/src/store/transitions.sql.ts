@@ -1,4 +1,5 @@
 import { ADMISSION_CHUNKS } from '../tuning';
+import { admitted, stateLiteral } from './delivery-state';
 
 /*
  * The transitions of a delivery's state (delivery-state.ts) as SET lists: every UPDATE that moves a
@@ -16,20 +17,15 @@ import { ADMISSION_CHUNKS } from '../tuning';
 export const admissionNumber = (chunk = '0') =>
   `((SELECT nextval('webhook_admission_seq')) * ${ADMISSION_CHUNKS} + ${chunk})`;
 
-/*
- * The transitions of a delivery's state as SET lists. Every UPDATE that moves a delivery goes through
- * these, so admitted_at and the admission number are set and cleared with the state, never apart.
- */
-
 /** SET: → admitted, as chunk `chunk` of this statement's admission. */
 export const toAdmitted = (chunk = '0') =>
-  `status = 'admitted', admitted_at = now(), admission = ${admissionNumber(chunk)}`;
+  `status = ${stateLiteral('admitted')}, admitted_at = now(), admission = ${admissionNumber(chunk)}`;
 
 /** SET: → `state` (an SQL expression naming waiting, retrying or failed): out of the queue window. */
 export const toUnadmitted = (state: string) => `status = ${state}, admitted_at = NULL, admission = NULL`;
 
 /** SET: → waiting and due now, unless admitted (a job on its way sends it anyway). */
 export const toWaitingUnlessAdmitted = (d: string) =>
-  `status = CASE WHEN ${d}.status = 'admitted' THEN 'admitted' ELSE 'waiting' END, next_attempt_at = now(),
-   admitted_at = CASE WHEN ${d}.status = 'admitted' THEN ${d}.admitted_at END,
-   admission = CASE WHEN ${d}.status = 'admitted' THEN ${d}.admission END`;
+  `status = CASE WHEN ${admitted(d)} THEN ${stateLiteral('admitted')} ELSE ${stateLiteral('waiting')} END,
+   next_attempt_at = now(), admitted_at = CASE WHEN ${admitted(d)} THEN ${d}.admitted_at END,
+   admission = CASE WHEN ${admitted(d)} THEN ${d}.admission END`;

@@ -27,7 +27,7 @@ export interface EndpointSecrets {
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   /**
-   * Made at the first send: undici holds about 5 MB of heap, and the api sends only when a user tests an
+   * Made at the first send: undici holds megabytes of heap, and the api sends only when a user tests an
    * endpoint.
    */
   private dispatcher?: Agent;
