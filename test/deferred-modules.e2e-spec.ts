@@ -84,4 +84,18 @@ describe('deferred modules (api preload)', () => {
     });
     expect(result.loaded).toHaveLength(4);
   });
+
+  // pg decides by `navigator` where Node has one (21 and later) and by constructing a Response where it has
+  // not (20), so the preload hides Response only on 20; on every supported version fetch works afterwards.
+  it('leaves Node’s fetch working, and loaded at its first use, on this Node version', async () => {
+    const result = await inNode(`
+      require('pg');
+      const before = undici();
+      new Response('ok').text().then((text) => {
+        console.log(JSON.stringify({ navigator: 'navigator' in globalThis, before, text, after: undici() }));
+      });
+    `);
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(result).toEqual({ navigator: major >= 21, before: false, text: 'ok', after: true });
+  });
 });
