@@ -1,4 +1,4 @@
-import { DataSource, DataSourceOptions, MigrationInterface, QueryFailedError } from 'typeorm';
+import { DataSource, DataSourceOptions, Logger, MigrationInterface, QueryFailedError } from 'typeorm';
 import { ExtensionManifest } from '../extensions/extension.decorator';
 
 /**
@@ -35,6 +35,15 @@ export function dataSourceOptions(
   };
 }
 
+const SILENT: Logger = {
+  logQuery: () => undefined,
+  logQueryError: () => undefined,
+  logQuerySlow: () => undefined,
+  logSchemaBuild: () => undefined,
+  logMigration: () => undefined,
+  log: () => undefined,
+};
+
 /** Any number with which no other application takes an advisory lock: "wharf" in ASCII. */
 const MIGRATION_LOCK = 0x7768617266;
 
@@ -43,7 +52,8 @@ const MIGRATION_LOCK = 0x7768617266;
  * processes that migrate at the same moment (npm start, the CLI, several containers).
  */
 export async function runMigrations(databaseUrl: string, manifests: ExtensionManifest[]): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions(databaseUrl, manifests));
+  // TypeORM logs a failed migration itself, with a message of its own; MigrationFailedError says it once.
+  const dataSource = new DataSource({ ...dataSourceOptions(databaseUrl, manifests), logger: SILENT });
   await dataSource.initialize();
   const lock = dataSource.createQueryRunner();
   try {
