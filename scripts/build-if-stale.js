@@ -20,35 +20,34 @@ const {
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
-const STAMP = join(ROOT, 'dist', '.build-fingerprint');
-const PENDING = `${STAMP}.pending`;
+const stampOf = (root) => join(root, 'dist', '.build-fingerprint');
 const OUTPUTS = ['dist/apps/cli/src/main.js', 'dist/apps/api/src/main.js', 'dist/console/index.html'];
 const SOURCE_DIRS = ['apps', 'libs', 'extensions', 'bench', 'fuzz', 'clients/typescript/src'];
 const SOURCE_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 const SKIP = new Set(['node_modules', 'dist']);
 
-function walk(dir, out) {
+function walk(root, dir, out) {
   let entries;
   try {
-    entries = readdirSync(join(ROOT, dir), { withFileTypes: true });
+    entries = readdirSync(join(root, dir), { withFileTypes: true });
   } catch {
     return;
   }
   for (const entry of entries) {
     if (SKIP.has(entry.name)) continue;
     const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) walk(path, out);
+    if (entry.isDirectory()) walk(root, path, out);
     else if (entry.isFile()) out.push(path);
   }
 }
 
-function fingerprint() {
+function fingerprint(root = ROOT) {
   const files = [...SOURCE_FILES];
-  for (const dir of SOURCE_DIRS) walk(dir, files);
+  for (const dir of SOURCE_DIRS) walk(root, dir, files);
   const hash = createHash('sha256');
   for (const file of files.sort()) {
     try {
-      const { size, mtimeMs } = statSync(join(ROOT, file));
+      const { size, mtimeMs } = statSync(join(root, file));
       hash.update(`${file}\0${size}\0${mtimeMs}\n`);
     } catch {
       hash.update(`${file}\0missing\n`);
@@ -60,8 +59,20 @@ function fingerprint() {
 const read = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
 
 /** Whether dist/ holds a successful build of the sources as they are now. */
-function isCurrent() {
-  return OUTPUTS.every((file) => existsSync(join(ROOT, file))) && read(STAMP) === fingerprint();
+function isCurrent(root = ROOT) {
+  return OUTPUTS.every((file) => existsSync(join(root, file))) && read(stampOf(root)) === fingerprint(root);
+}
+
+/** Before a build: dist/ is about to change, and what it is built from is the sources as they are now. */
+function begin(root = ROOT) {
+  rmSync(stampOf(root), { force: true });
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  writeFileSync(`${stampOf(root)}.pending`, fingerprint(root));
+}
+
+/** After every step of a build succeeded. */
+function commit(root = ROOT) {
+  if (existsSync(`${stampOf(root)}.pending`)) renameSync(`${stampOf(root)}.pending`, stampOf(root));
 }
 
 // Two commands started at once (two terminals, parallel tests) must not both write dist/: one builds, the
@@ -103,17 +114,15 @@ function buildIfStale() {
   });
 }
 
-module.exports = { fingerprint, isCurrent, buildIfStale };
+module.exports = { fingerprint, isCurrent, begin, commit, buildIfStale };
 
 if (require.main === module) {
   switch (process.argv[2]) {
     case '--begin':
-      rmSync(STAMP, { force: true });
-      mkdirSync(join(ROOT, 'dist'), { recursive: true });
-      writeFileSync(PENDING, fingerprint());
+      begin();
       break;
     case '--commit':
-      if (existsSync(PENDING)) renameSync(PENDING, STAMP);
+      commit();
       break;
     default:
       process.exitCode = buildIfStale();
