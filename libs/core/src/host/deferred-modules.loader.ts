@@ -84,8 +84,8 @@ export function deferModules(modules: DeferredModule[]): void {
 }
 
 /**
- * Modules the api's dependencies load at boot that the api uses rarely or never. Measured after a forced
- * GC on an idle api (NODE_ENV=production): 4.6 MB less heap in all.
+ * Modules the api's dependencies load at boot that the api uses rarely or never, so an idle api holds less
+ * heap:
  * - TypeORM's drivers for other databases (DriverFactory requires all of them; Wharf runs on PostgreSQL),
  *   and its SQL formatter and highlighter (for logging queries, which production does not).
  * - libphonenumber-js with its full metadata: class-validator's index loads it for `@IsPhoneNumber()`.

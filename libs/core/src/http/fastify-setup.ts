@@ -55,7 +55,7 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void 
 /**
  * Fastify's default JSON-schema compilers (ajv and fast-json-stringify), loaded only when a route first
  * declares a schema to compile. Fastify builds them when the server is made, but no route of Wharf's
- * has one (Nest validates with class-validator): they cost the api 1.2 MB of heap for nothing. Custom
+ * has one (Nest validates with class-validator): they would hold heap for nothing. Custom
  * builders make Fastify pass header schemas through unchanged instead of lower-casing their keys; no
  * route here has a header schema.
  */

@@ -3,10 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Request logs are no longer sortable by `event` or `response_status` (filtering by them still works): every
  * delivery attempt paid a B-tree entry in each of their sort indexes, for an order a log view does not use
- * (the console, like svix's attempt log, lists newest first and filters). bench:webhooks, three alternating
- * one-round triples on one machine: 0.61, 0.65 and 0.60 of the floor with them, 0.69, 0.73 and 0.81
- * without these two, and no better without the status index as well (0.69, 0.71, 0.85), which stays: it
- * serves the console's `status=failed` filter.
+ * (the console, like svix's attempt log, lists newest first and filters), on the hottest insert there is.
+ * The status index stays: it serves the console's `status=failed` filter.
  */
 export class SortRequestLogsByTimeAndStatus1700000000110 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {

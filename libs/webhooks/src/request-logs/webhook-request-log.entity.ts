@@ -10,16 +10,14 @@ export const ATTEMPT_STATUSES = ['successful', 'failed'];
 @Entity('webhook_request_logs')
 @ResourceModel(WEBHOOK_REQUEST_LOG, {
   dto: WebhookRequestLogDto,
-  // Not event_id: an event id is random, so its grams were ~26 keys per row no other row shares, which made
-  // the search index 3.8x as costly to write (83 of 139 us a row, on every delivery attempt), and nobody
-  // searches a random id by a fragment. `event_id=` finds one exactly, `event_id_like=` still works, unindexed.
+  // Not event_id: a random id's grams are keys no other row shares, written on every delivery attempt, and
+  // nobody searches a random id by a fragment. `event_id=` finds one exactly, `event_id_like=` still works, unindexed.
   searchable: ['event', 'url'],
   // A log row per attempt, few distinct events and urls: the search index is on the distinct keys
   // (migration 1700000000108), so an attempt's row costs one B-tree entry instead of ~60 GIN entries.
   searchKeys: { table: 'webhook_request_log_search_keys', by: ['webhook_endpoint_uuid', 'event'] },
   // Logs are written on every delivery attempt, and each sortable column is a B-tree entry per attempt: only
   // time (created_at, the default, and sent_at) and status (whose index serves the `status=failed` filter).
-  // Sorting by event and response_status cost bench:webhooks about a tenth of its rate (migration 110).
   sortable: ['sent_at', 'status'],
   hidden: ['webhook_delivery_uuid'],
   events: false,
