@@ -367,7 +367,7 @@ export async function generateMigration(
         continue;
       }
       up.push(
-        `await queryRunner.query(\`ALTER TABLE ${table} ADD COLUMN ${columnSql(dataSource, metadata, column, unfilledNotNull)}\`);`,
+        `await queryRunner.query(\`ALTER TABLE ${table} ADD COLUMN ${columnSql(dataSource, metadata, column, column.isNullable || unfilledNotNull)}\`);`,
       );
       if (unfilledNotNull) {
         up.push(

@@ -5,9 +5,10 @@ import type { AppConfig } from '../config/config';
 export const SLOW_REQUEST_MS = 1000;
 
 /**
- * One line per request, replacing Fastify's two (received, completed). Production logs every request
- * (error for 5xx, warn when slow, info otherwise); development and tests only 5xx and slow requests, so the
- * console's polling does not bury what `npm start` printed.
+ * One line per request, replacing Fastify's two (received, completed): every request in production (info,
+ * warn when slow), only slow ones in development and tests, so the console's polling does not bury what
+ * `npm start` printed. Errors are logged where they happen: an unexpected one with its stack by the
+ * exception filter, an outage once by the outage monitor, not once per request.
  */
 export function logRequests(
   app: Pick<NestFastifyApplication, 'getHttpAdapter'>,
@@ -17,12 +18,11 @@ export function logRequests(
   const everyRequest = config.nodeEnv === 'production';
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onResponse', (request, reply, done) => {
-    const status = reply.statusCode;
     const ms = Math.round(reply.elapsedTime);
     const slow = ms >= slowMs;
-    if (everyRequest || slow || status >= 500) {
-      const level = status >= 500 ? 'error' : slow ? 'warn' : 'info';
-      request.log[level](
+    if (everyRequest || slow) {
+      const status = reply.statusCode;
+      request.log[slow ? 'warn' : 'info'](
         { method: request.method, url: request.url, status, ms },
         `${request.method} ${request.url} ${status} ${ms} ms${slow ? ' (slow)' : ''}`,
       );
