@@ -13,6 +13,33 @@ function tourBlocks(readme: string): string[] {
 }
 
 /**
+ * The JSON objects printed in `text`, in order. The receiver runs in the background of the same shell, so
+ * its lines may land right after a response body, before the newline the tour's `api` prints after it.
+ */
+function jsonObjects(text: string): any[] {
+  const found: any[] = [];
+  for (let start = text.indexOf('{"'); start >= 0; start = text.indexOf('{"', start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') depth--;
+      if (depth === 0) {
+        found.push(JSON.parse(text.slice(start, i + 1)));
+        start = i;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
  * A fresh api and worker as `npm start` runs them (the command after its build: `npm start` itself would
  * rebuild the dist/ other suites run), then the tour's commands verbatim in bash, with only the variables
  * the tour reads to run beside other instances (PORT, RECEIVER_PORT, and the database and queue prefix the
@@ -110,10 +137,7 @@ describe('the README tour, run verbatim against a fresh api', () => {
     const code = await new Promise<number | null>((resolve) => tour!.on('exit', (exit) => resolve(exit)));
     expect({ code, output: tourOutput }).toEqual({ code: 0, output: expect.any(String) });
 
-    const responses = tourOutput
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line));
+    const responses = jsonObjects(tourOutput);
     const created = responses.find((body) => body.warehouse)?.warehouse;
     expect(created).toMatchObject({
       name: 'Rotterdam North',
