@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ROOT, runCommand } from './support/processes';
+import { ROOT, ensureBuilt, runCommand } from './support/processes';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const stale = require(join(ROOT, 'scripts', 'build-if-stale.js')) as {
@@ -16,10 +15,7 @@ const mtimes = () => OUTPUTS.map((file) => statSync(join(ROOT, file)).mtimeMs);
 
 describe('npm run cli', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.js')], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
+    ensureBuilt();
   }, 300_000);
 
   it.each(['companies:explode', 'toString', 'constructor'])(

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, assertBuilt } from './support/processes';
+import { ROOT, ensureBuilt } from './support/processes';
 
 const run = promisify(execFile);
 const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
@@ -22,7 +22,7 @@ async function inNode(body: string): Promise<any> {
 }
 
 describe('deferred modules (api preload)', () => {
-  beforeAll(() => assertBuilt());
+  beforeAll(() => ensureBuilt(), 300_000);
 
   it('keeps them and Node’s fetch unloaded while TypeORM, class-validator, BullMQ and pg load', async () => {
     const result = await inNode(`

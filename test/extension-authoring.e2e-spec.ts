@@ -20,7 +20,7 @@ import { Client } from 'pg';
 import { Column, DataSource, Entity } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
 import { http } from './support/http';
-import { CLI, assertBuilt, runNode } from './support/processes';
+import { CLI, ensureBuilt, runNode } from './support/processes';
 import { deleteQueueKeys, startApi, testConfig, TestApi } from './support/test-app';
 
 async function query(config: AppConfig, sql: string): Promise<any[]> {
@@ -273,7 +273,7 @@ describe('the CLI on an extension whose table has rows', () => {
   };
 
   beforeAll(async () => {
-    assertBuilt();
+    ensureBuilt();
     mkdirSync(join(temp, 'depot'));
     mkdirSync(out);
     writeFileSync(join(temp, 'depot', 'index.js'), DEPOT);
@@ -290,7 +290,7 @@ describe('the CLI on an extension whose table has rows', () => {
       output: expect.stringContaining('CreateParkingBays1900000000000'),
     });
     await query(config, `INSERT INTO parking_bays (name) VALUES ('P1')`);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await dropDatabase(config.databaseUrl);
     await deleteQueueKeys(config);

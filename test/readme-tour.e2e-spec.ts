@@ -1,10 +1,10 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppConfig, dropDatabase } from '@wharf/core';
 import { eventually, http } from './support/http';
 import { freePort } from './support/ports';
-import { CLI, ROOT, Spawned, descendants, runNode, running } from './support/processes';
+import { CLI, ROOT, Spawned, descendants, ensureBuilt, runNode, running } from './support/processes';
 import { REDIS_URL, deleteQueueKeys, testConfig } from './support/test-app';
 
 /** The README's tour: its ```sh tour blocks, in order, as a reader pastes them into one shell. */
@@ -57,10 +57,7 @@ describe('the README tour, run verbatim against a fresh api', () => {
 
   beforeAll(async () => {
     // Builds only when a source changed since the last build (a fresh clone), as `npm run cli` does.
-    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.js')], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
+    ensureBuilt();
     config = testConfig();
     port = await freePort();
     receiverPort = await freePort();
@@ -76,8 +73,13 @@ describe('the README tour, run verbatim against a fresh api', () => {
       async () => (await http(`http://127.0.0.1:${port}`, 'GET', '/health')).status === 200,
       60_000,
     );
-    await eventually(async () => start.output().includes('Wharf worker ready'), 30_000);
-  }, 180_000);
+    // Logged through pino-pretty's thread, so possibly after the api already answers.
+    await eventually(
+      async () =>
+        ['Wharf worker ready', 'Wharf api listening'].every((line) => start.output().includes(line)),
+      30_000,
+    );
+  }, 300_000);
 
   afterAll(async () => {
     // The receiver the tour left running in the background of its shell, then the api and the worker.
