@@ -10,6 +10,7 @@ import {
   createFastifyAdapter,
   createLogger,
   instrumentHttp,
+  logRequests,
   setupOpenApi,
 } from '@wharf/core';
 import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
@@ -38,6 +39,7 @@ export async function createApi(
   await configureCors(app, config);
   configureHttp(app);
   instrumentHttp(app, config);
+  logRequests(app, config);
   setupOpenApi(app);
   serveConsole(app);
   await mountQueueDashboard(app, config);

@@ -26,6 +26,7 @@ export * from './http/cors';
 export * from './http/fastify-setup';
 export * from './http/pointer';
 export * from './logging/logger';
+export * from './logging/request-log';
 export * from './openapi/dto-schema';
 export * from './openapi/openapi';
 export * from './openapi/openapi-names';
