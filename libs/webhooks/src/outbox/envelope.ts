@@ -14,11 +14,7 @@ export interface Envelope {
 
 /**
  * Random bytes drawn from the CSPRNG 4,000 at a time, as crypto.randomUUID does: randomBytes(10) per id
-<<<<<<< HEAD
- * was one call into OpenSSL (and a getpid) per write, a visible share of the api's CPU on a create.
-=======
  * would be one call into OpenSSL (and a getpid) on every write.
->>>>>>> i40-docs
  */
 const RANDOM = Buffer.alloc(4000);
 let randomUsed = RANDOM.length;
