@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ResourceServices } from '@wharf/core';
+import { ResourceServices, orNull } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 
@@ -25,7 +25,7 @@ export const ENDPOINT_QUEUE_SCHEMA = {
         retrying: { type: 'integer', description: 'Deliveries waiting for their next attempt time.' },
         max_in_flight: { type: 'integer' },
         throttled: { type: 'boolean' },
-        throttled_reason: { type: 'string', nullable: true },
+        throttled_reason: orNull({ type: 'string' }),
       },
       required: ['webhook_endpoint_uuid', 'in_flight', 'waiting', 'retrying', 'max_in_flight', 'throttled'],
     },
