@@ -15,7 +15,8 @@ export function orNull(schema: JsonSchema): JsonSchema {
       ...(schema.enum ? { enum: [...schema.enum, null] } : {}),
     };
   }
-  if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  if (Array.isArray(schema.type))
+    return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   if (schema.enum) return { ...schema, enum: [...schema.enum, null] };
   if (schema.$ref || schema.allOf || schema.anyOf || schema.oneOf) {
     const { description, ...rest } = schema;

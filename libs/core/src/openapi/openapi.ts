@@ -35,7 +35,10 @@ const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
     'UnprocessableEntity',
     'The body is JSON but not acceptable: each error points at its field (`source.pointer`).',
   ],
-  '429': ['TooManyRequests', 'The key used up its requests of this minute; retry after `Retry-After` seconds.'],
+  '429': [
+    'TooManyRequests',
+    'The key used up its requests of this minute; retry after `Retry-After` seconds.',
+  ],
   '500': ['InternalError', 'A fault of the api; the detail quotes the request id to report.'],
   '503': [
     'ServiceUnavailable',
@@ -46,7 +49,8 @@ const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
 /** Response headers, referenced from every response that carries them. */
 const HEADERS: Record<string, JsonSchema> = {
   XRequestId: {
-    description: 'The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid.',
+    description:
+      'The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid.',
     schema: { type: 'string' },
   },
   XRateLimitLimit: { description: 'Requests the key may make per minute.', schema: { type: 'integer' } },
@@ -55,7 +59,8 @@ const HEADERS: Record<string, JsonSchema> = {
   WwwAuthenticate: { description: '`Bearer`', schema: { type: 'string' } },
   Location: { description: 'The created record’s URL (its path on this api).', schema: { type: 'string' } },
   ETag: {
-    description: 'A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged.',
+    description:
+      'A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged.',
     schema: { type: 'string' },
   },
 };

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { READ_ONLY_FIELDS } from '../resources/body-reader';
 import { ColumnInfo, ResourceDefinition } from '../resources/resource-definition';
 import { JsonSchema, dtoSchema, orNull } from './dto-schema';
-import { resourceSchemas, schemaName, schemaRef } from './openapi-names';
+import { resourceSchemas, schemaRef } from './openapi-names';
 
 /** The wire type of a column, as the list grammar and the serialiser see it. */
 export function columnSchema(column: ColumnInfo): JsonSchema {
