@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { NotFoundException } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -53,7 +53,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * POST with 304, so this hook keeps to successful GETs and HEADs.
  */
 function etag(request: FastifyRequest, reply: FastifyReply, payload: string): string {
-  const tag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
+  const tag = `"${hash('sha1', payload, 'base64url')}"`;
   void reply.header('etag', tag);
   if (!matches(request.headers['if-none-match'], tag)) return payload;
   void reply.code(304);
