@@ -7,6 +7,7 @@ import {
   configureCors,
   checkSchema,
   configureHttp,
+  configureHttpConventions,
   createFastifyAdapter,
   createLogger,
   instrumentHttp,
@@ -36,6 +37,8 @@ export async function createApi(
     // configureHttp registers the JSON body parser (depth and string checks included).
     { logger: new PinoNestLogger(logger), bufferLogs: false, bodyParser: false },
   );
+  // First: its route table must see every route, and its OPTIONS hook runs before CORS's.
+  configureHttpConventions(app);
   await configureCors(app, config);
   configureHttp(app);
   instrumentHttp(app, config);

@@ -24,6 +24,7 @@ export * from './http/error-response';
 export * from './http/all-exceptions.filter';
 export * from './http/cors';
 export * from './http/fastify-setup';
+export * from './http/http-conventions';
 export * from './http/pointer';
 export * from './logging/logger';
 export * from './logging/request-log';

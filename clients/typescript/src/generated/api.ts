@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether PostgreSQL and Redis are reachable */
+        /**
+         * Whether PostgreSQL and Redis are reachable
+         * @description Public (no API key): for load balancers and orchestrators. Each check is given 1.5 s.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -24,10 +27,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List locations */
+        /**
+         * List locations
+         * @description A page of the company’s locations, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listLocations"];
         put?: never;
-        /** Create a location */
+        /**
+         * Create a location
+         * @description Creates a location (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createLocation"];
         delete?: never;
         options?: never;
@@ -42,21 +51,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one location */
+        /**
+         * Get one location
+         * @description The location with this uuid, with its embedded records.
+         */
         get: operations["getLocation"];
         /**
          * Update a location
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateLocation"];
         post?: never;
-        /** Delete a location */
+        /**
+         * Delete a location
+         * @description Deletes the location and answers it as it was.
+         */
         delete: operations["deleteLocation"];
         options?: never;
         head?: never;
         /**
          * Update a location (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchLocation"];
         trace?: never;
@@ -68,10 +83,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the company’s API keys (never the keys) */
+        /**
+         * List the company’s API keys (never the keys)
+         * @description Every key, revoked ones included, as its prefix and last four characters.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (shown this once) */
+        /**
+         * Create an API key (shown this once)
+         * @description The response is the only one that carries the key itself; the api stores only its hash.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -89,7 +110,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key */
+        /**
+         * Revoke an API key
+         * @description The key stops authenticating at once; it stays listed with `revoked_at`.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -103,7 +127,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook-endpoints */
+        /**
+         * List webhook-endpoints
+         * @description A page of the company’s webhook-endpoints, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
@@ -124,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reveal the current signing secret */
+        /**
+         * Reveal the current signing secret
+         * @description The secret deliveries are signed with (stored encrypted with APP_KEY).
+         */
         get: operations["getWebhookEndpointSecret"];
         put?: never;
         post?: never;
@@ -183,7 +213,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable the endpoint */
+        /**
+         * Enable the endpoint
+         * @description Sets `status` to enabled: deliveries to it resume.
+         */
         post: operations["enableWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -200,7 +233,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable the endpoint (no deliveries) */
+        /**
+         * Disable the endpoint (no deliveries)
+         * @description Sets `status` to disabled: nothing is delivered to it until it is enabled again.
+         */
         post: operations["disableWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -275,21 +311,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one webhook-endpoint */
+        /**
+         * Get one webhook-endpoint
+         * @description The webhook-endpoint with this uuid, with its embedded records.
+         */
         get: operations["getWebhookEndpoint"];
         /**
          * Update a webhook-endpoint
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWebhookEndpoint"];
         post?: never;
-        /** Delete a webhook-endpoint */
+        /**
+         * Delete a webhook-endpoint
+         * @description Deletes the webhook-endpoint and answers it as it was.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
          * Update a webhook-endpoint (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWebhookEndpoint"];
         trace?: never;
@@ -305,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Send this event to this endpoint again
-         * @description Queues the delivery again with the same envelope and webhook-id.
+         * @description Queues the delivery again with the same envelope and webhook-id; a test send, or an event no longer stored, is a 422.
          */
         post: operations["resendWebhookRequestLog"];
         delete?: never;
@@ -321,7 +363,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook-request-logs */
+        /**
+         * List webhook-request-logs
+         * @description A page of the company’s webhook-request-logs, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWebhookRequestLogs"];
         put?: never;
         post?: never;
@@ -338,7 +383,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one webhook-request-log */
+        /**
+         * Get one webhook-request-log
+         * @description The webhook-request-log with this uuid, with its embedded records.
+         */
         get: operations["getWebhookRequestLog"];
         put?: never;
         post?: never;
@@ -395,10 +443,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List vehicles */
+        /**
+         * List vehicles
+         * @description A page of the company’s vehicles, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listVehicles"];
         put?: never;
-        /** Create a vehicle */
+        /**
+         * Create a vehicle
+         * @description Creates a vehicle (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createVehicle"];
         delete?: never;
         options?: never;
@@ -413,21 +467,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one vehicle */
+        /**
+         * Get one vehicle
+         * @description The vehicle with this uuid, with its embedded records.
+         */
         get: operations["getVehicle"];
         /**
          * Update a vehicle
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateVehicle"];
         post?: never;
-        /** Delete a vehicle */
+        /**
+         * Delete a vehicle
+         * @description Deletes the vehicle and answers it as it was.
+         */
         delete: operations["deleteVehicle"];
         options?: never;
         head?: never;
         /**
          * Update a vehicle (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchVehicle"];
         trace?: never;
@@ -441,7 +501,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["DriverController_location"];
+        /**
+         * Record where a driver is
+         * @description Sets the driver’s `location` (with `recorded_at`) and `location_updated_at`, and emits `driver.location_changed`. The body is the flat object, not wrapped.
+         */
+        post: operations["recordDriverLocation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -455,10 +519,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List drivers */
+        /**
+         * List drivers
+         * @description A page of the company’s drivers, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listDrivers"];
         put?: never;
-        /** Create a driver */
+        /**
+         * Create a driver
+         * @description Creates a driver (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createDriver"];
         delete?: never;
         options?: never;
@@ -473,21 +543,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one driver */
+        /**
+         * Get one driver
+         * @description The driver with this uuid, with its embedded records.
+         */
         get: operations["getDriver"];
         /**
          * Update a driver
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateDriver"];
         post?: never;
-        /** Delete a driver */
+        /**
+         * Delete a driver
+         * @description Deletes the driver and answers it as it was.
+         */
         delete: operations["deleteDriver"];
         options?: never;
         head?: never;
         /**
          * Update a driver (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchDriver"];
         trace?: never;
@@ -501,7 +577,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["OrderController_status"];
+        /**
+         * Move an order to its next status
+         * @description One move of the status machine (created → dispatched → enroute → completed, or canceled before completion; dispatching needs a driver); any other move, staying in the same status included, is a 422. The body is the flat object.
+         */
+        post: operations["moveOrderStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -515,10 +595,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List orders */
+        /**
+         * List orders
+         * @description A page of the company’s orders, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listOrders"];
         put?: never;
-        /** Create a order */
+        /**
+         * Create a order
+         * @description Creates a order (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createOrder"];
         delete?: never;
         options?: never;
@@ -533,21 +619,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one order */
+        /**
+         * Get one order
+         * @description The order with this uuid, with its embedded records.
+         */
         get: operations["getOrder"];
         /**
          * Update a order
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateOrder"];
         post?: never;
-        /** Delete a order */
+        /**
+         * Delete a order
+         * @description Deletes the order and answers it as it was.
+         */
         delete: operations["deleteOrder"];
         options?: never;
         head?: never;
         /**
          * Update a order (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchOrder"];
         trace?: never;
@@ -559,10 +651,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List warehouses */
+        /**
+         * List warehouses
+         * @description A page of the company’s warehouses, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWarehouses"];
         put?: never;
-        /** Create a warehouse */
+        /**
+         * Create a warehouse
+         * @description Creates a warehouse (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createWarehouse"];
         delete?: never;
         options?: never;
@@ -577,21 +675,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one warehouse */
+        /**
+         * Get one warehouse
+         * @description The warehouse with this uuid, with its embedded records.
+         */
         get: operations["getWarehouse"];
         /**
          * Update a warehouse
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWarehouse"];
         post?: never;
-        /** Delete a warehouse */
+        /**
+         * Delete a warehouse
+         * @description Deletes the warehouse and answers it as it was.
+         */
         delete: operations["deleteWarehouse"];
         options?: never;
         head?: never;
         /**
          * Update a warehouse (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWarehouse"];
         trace?: never;
@@ -603,10 +707,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List warehouse-sections */
+        /**
+         * List warehouse-sections
+         * @description A page of the company’s warehouse-sections, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWarehouseSections"];
         put?: never;
-        /** Create a warehouse-section */
+        /**
+         * Create a warehouse-section
+         * @description Creates a warehouse-section (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createWarehouseSection"];
         delete?: never;
         options?: never;
@@ -621,21 +731,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one warehouse-section */
+        /**
+         * Get one warehouse-section
+         * @description The warehouse-section with this uuid, with its embedded records.
+         */
         get: operations["getWarehouseSection"];
         /**
          * Update a warehouse-section
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWarehouseSection"];
         post?: never;
-        /** Delete a warehouse-section */
+        /**
+         * Delete a warehouse-section
+         * @description Deletes the warehouse-section and answers it as it was.
+         */
         delete: operations["deleteWarehouseSection"];
         options?: never;
         head?: never;
         /**
          * Update a warehouse-section (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWarehouseSection"];
         trace?: never;
@@ -647,10 +763,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List warehouse-docks */
+        /**
+         * List warehouse-docks
+         * @description A page of the company’s warehouse-docks, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWarehouseDocks"];
         put?: never;
-        /** Create a warehouse-dock */
+        /**
+         * Create a warehouse-dock
+         * @description Creates a warehouse-dock (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createWarehouseDock"];
         delete?: never;
         options?: never;
@@ -665,21 +787,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one warehouse-dock */
+        /**
+         * Get one warehouse-dock
+         * @description The warehouse-dock with this uuid, with its embedded records.
+         */
         get: operations["getWarehouseDock"];
         /**
          * Update a warehouse-dock
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWarehouseDock"];
         post?: never;
-        /** Delete a warehouse-dock */
+        /**
+         * Delete a warehouse-dock
+         * @description Deletes the warehouse-dock and answers it as it was.
+         */
         delete: operations["deleteWarehouseDock"];
         options?: never;
         head?: never;
         /**
          * Update a warehouse-dock (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWarehouseDock"];
         trace?: never;
@@ -730,6 +858,30 @@ export interface components {
             errors: components["schemas"]["ErrorObject"][];
         };
         Location: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            name: string;
+            street: string | null;
+            city: string | null;
+            state: string | null;
+            zip: string | null;
+            country: string | null;
+            latitude: number | null;
+            longitude: number | null;
+        };
+        /** @description A location as embedded in another record: without its own embedded records. */
+        LocationEmbedded: {
             /**
              * Format: uuid
              * @description The same value as uuid (the primary key generic clients expect).
@@ -842,22 +994,22 @@ export interface components {
                 url: string;
                 description?: string | null;
                 events?: string[] | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "enabled" | "disabled" | null;
                 max_in_flight?: number | null;
                 rate_limit_per_second?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
             };
         } | {
             url: string;
             description?: string | null;
             events?: string[] | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "enabled" | "disabled" | null;
             max_in_flight?: number | null;
             rate_limit_per_second?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
         };
         WebhookEndpointUpdateBody: {
@@ -866,22 +1018,22 @@ export interface components {
                 url?: string;
                 description?: string | null;
                 events?: string[] | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "enabled" | "disabled" | null;
                 max_in_flight?: number | null;
                 rate_limit_per_second?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
             };
         } | {
             url?: string;
             description?: string | null;
             events?: string[] | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "enabled" | "disabled" | null;
             max_in_flight?: number | null;
             rate_limit_per_second?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
         };
         WebhookEndpointResponse: {
@@ -926,14 +1078,6 @@ export interface components {
             /** Format: date-time */
             sent_at: string;
         };
-        WebhookRequestLogCreateBody: {
-            /** @description Sent as `{"webhook_request_log": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            webhook_request_log: Record<string, never>;
-        } | Record<string, never>;
-        WebhookRequestLogUpdateBody: {
-            /** @description Sent as `{"webhook_request_log": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            webhook_request_log: Record<string, never>;
-        } | Record<string, never>;
         WebhookRequestLogResponse: {
             webhook_request_log: components["schemas"]["WebhookRequestLog"];
         };
@@ -962,6 +1106,28 @@ export interface components {
             /** @enum {string} */
             status: "active" | "inactive" | "maintenance";
         };
+        /** @description A vehicle as embedded in another record: without its own embedded records. */
+        VehicleEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            plate_number: string;
+            make: string | null;
+            model: string | null;
+            year: number | null;
+            /** @enum {string} */
+            status: "active" | "inactive" | "maintenance";
+        };
         VehicleCreateBody: {
             /** @description Sent as `{"vehicle": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             vehicle: {
@@ -969,7 +1135,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             };
         } | {
@@ -977,7 +1143,7 @@ export interface components {
             make?: string | null;
             model?: string | null;
             year?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | "maintenance" | null;
         };
         VehicleUpdateBody: {
@@ -987,7 +1153,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             };
         } | {
@@ -995,7 +1161,7 @@ export interface components {
             make?: string | null;
             model?: string | null;
             year?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | "maintenance" | null;
         };
         VehicleResponse: {
@@ -1033,15 +1199,15 @@ export interface components {
             notes: string | null;
             /** @description Any JSON value. */
             meta: unknown;
-            driver: components["schemas"]["Driver"] | null;
-            pickup_location: components["schemas"]["Location"] | null;
-            dropoff_location: components["schemas"]["Location"] | null;
+            driver: components["schemas"]["DriverEmbedded"] | null;
+            pickup_location: components["schemas"]["LocationEmbedded"] | null;
+            dropoff_location: components["schemas"]["LocationEmbedded"] | null;
         };
         OrderCreateBody: {
             /** @description Sent as `{"order": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             order: {
                 reference?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
                 /** Format: uuid */
                 driver_uuid?: string | null;
@@ -1052,7 +1218,9 @@ export interface components {
                 /** Format: date-time */
                 scheduled_at?: string | null;
                 notes?: string | null;
-                meta: Record<string, never>;
+                meta?: {
+                    [key: string]: unknown;
+                };
                 /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
                 driver?: {
                     /** Format: uuid */
@@ -1068,7 +1236,7 @@ export interface components {
                     phone?: string | null;
                     /** Format: email */
                     email?: string | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | null;
                 } | null;
                 /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1110,7 +1278,7 @@ export interface components {
             };
         } | {
             reference?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
             /** Format: uuid */
             driver_uuid?: string | null;
@@ -1121,7 +1289,9 @@ export interface components {
             /** Format: date-time */
             scheduled_at?: string | null;
             notes?: string | null;
-            meta: Record<string, never>;
+            meta?: {
+                [key: string]: unknown;
+            };
             /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
             driver?: {
                 /** Format: uuid */
@@ -1137,7 +1307,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
             } | null;
             /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1181,7 +1351,7 @@ export interface components {
             /** @description Sent as `{"order": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             order: {
                 reference?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
                 /** Format: uuid */
                 driver_uuid?: string | null;
@@ -1192,7 +1362,9 @@ export interface components {
                 /** Format: date-time */
                 scheduled_at?: string | null;
                 notes?: string | null;
-                meta?: Record<string, never>;
+                meta?: {
+                    [key: string]: unknown;
+                };
                 /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
                 driver?: {
                     /** Format: uuid */
@@ -1208,7 +1380,7 @@ export interface components {
                     phone?: string | null;
                     /** Format: email */
                     email?: string | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | null;
                 } | null;
                 /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1250,7 +1422,7 @@ export interface components {
             };
         } | {
             reference?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
             /** Format: uuid */
             driver_uuid?: string | null;
@@ -1261,7 +1433,9 @@ export interface components {
             /** Format: date-time */
             scheduled_at?: string | null;
             notes?: string | null;
-            meta?: Record<string, never>;
+            meta?: {
+                [key: string]: unknown;
+            };
             /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
             driver?: {
                 /** Format: uuid */
@@ -1277,7 +1451,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
             } | null;
             /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1349,7 +1523,34 @@ export interface components {
             location: unknown;
             /** Format: date-time */
             location_updated_at: string | null;
-            vehicle: components["schemas"]["Vehicle"] | null;
+            vehicle: components["schemas"]["VehicleEmbedded"] | null;
+        };
+        /** @description A driver as embedded in another record: without its own embedded records. */
+        DriverEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vehicle_uuid: string | null;
+            name: string;
+            phone: string | null;
+            email: string | null;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** @description Any JSON value. */
+            location: unknown;
+            /** Format: date-time */
+            location_updated_at: string | null;
         };
         DriverCreateBody: {
             /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
@@ -1360,7 +1561,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
                 /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
                 vehicle?: {
@@ -1375,7 +1576,7 @@ export interface components {
                     make?: string | null;
                     model?: string | null;
                     year?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | "maintenance" | null;
                 } | null;
             };
@@ -1386,7 +1587,7 @@ export interface components {
             phone?: string | null;
             /** Format: email */
             email?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | null;
             /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
             vehicle?: {
@@ -1401,7 +1602,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             } | null;
         };
@@ -1414,7 +1615,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
                 /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
                 vehicle?: {
@@ -1429,7 +1630,7 @@ export interface components {
                     make?: string | null;
                     model?: string | null;
                     year?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | "maintenance" | null;
                 } | null;
             };
@@ -1440,7 +1641,7 @@ export interface components {
             phone?: string | null;
             /** Format: email */
             email?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | null;
             /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
             vehicle?: {
@@ -1455,7 +1656,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             } | null;
         };
@@ -1467,6 +1668,26 @@ export interface components {
             meta: components["schemas"]["ListMeta"];
         };
         WarehouseSection: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            warehouse_uuid: string;
+            name: string;
+            description: string | null;
+        };
+        /** @description A warehouse-section as embedded in another record: without its own embedded records. */
+        WarehouseSectionEmbedded: {
             /**
              * Format: uuid
              * @description The same value as uuid (the primary key generic clients expect).
@@ -1543,9 +1764,9 @@ export interface components {
             zip: string;
             capacity: number;
             is_primary: boolean;
-            location: components["schemas"]["Location"] | null;
-            sections: components["schemas"]["WarehouseSection"][];
-            docks: components["schemas"]["WarehouseDock"][];
+            location: components["schemas"]["LocationEmbedded"] | null;
+            sections: components["schemas"]["WarehouseSectionEmbedded"][];
+            docks: components["schemas"]["WarehouseDockEmbedded"][];
         };
         WarehouseCreateBody: {
             /** @description Sent as `{"warehouse": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
@@ -1599,10 +1820,10 @@ export interface components {
                      */
                     id?: string;
                     dock_number?: string;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     direction?: "inbound" | "outbound" | "both" | null;
                     capacity?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "available" | "occupied" | "maintenance" | null;
                 }[];
             };
@@ -1656,10 +1877,10 @@ export interface components {
                  */
                 id?: string;
                 dock_number?: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             }[];
         };
@@ -1715,10 +1936,10 @@ export interface components {
                      */
                     id?: string;
                     dock_number?: string;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     direction?: "inbound" | "outbound" | "both" | null;
                     capacity?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "available" | "occupied" | "maintenance" | null;
                 }[];
             };
@@ -1772,10 +1993,10 @@ export interface components {
                  */
                 id?: string;
                 dock_number?: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             }[];
         };
@@ -1809,26 +2030,50 @@ export interface components {
             /** @enum {string} */
             status: "available" | "occupied" | "maintenance";
         };
+        /** @description A warehouse-dock as embedded in another record: without its own embedded records. */
+        WarehouseDockEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            warehouse_uuid: string;
+            dock_number: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "both";
+            capacity: number | null;
+            /** @enum {string} */
+            status: "available" | "occupied" | "maintenance";
+        };
         WarehouseDockCreateBody: {
             /** @description Sent as `{"warehouse_dock": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             warehouse_dock: {
                 /** Format: uuid */
                 warehouse_uuid?: string | null;
                 dock_number: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             };
         } | {
             /** Format: uuid */
             warehouse_uuid?: string | null;
             dock_number: string;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             direction?: "inbound" | "outbound" | "both" | null;
             capacity?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "available" | "occupied" | "maintenance" | null;
         };
         WarehouseDockUpdateBody: {
@@ -1837,20 +2082,20 @@ export interface components {
                 /** Format: uuid */
                 warehouse_uuid?: string | null;
                 dock_number?: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             };
         } | {
             /** Format: uuid */
             warehouse_uuid?: string | null;
             dock_number?: string;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             direction?: "inbound" | "outbound" | "both" | null;
             capacity?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "available" | "occupied" | "maintenance" | null;
         };
         WarehouseDockResponse: {
@@ -1891,54 +2136,86 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request */
+        /** @description The body is unchanged since the `ETag` sent as `If-None-Match`; none is sent. */
+        NotModified: {
+            headers: {
+                etag: components["headers"]["ETag"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query parameter is malformed or unknown (`source.parameter` names it), or the body is not valid JSON. */
         BadRequest: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Unauthorized */
+        /** @description No API key, or one that is unknown or revoked. */
         Unauthorized: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "www-authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Not found */
+        /** @description No record with this uuid in the company of the key. */
         NotFound: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Payload too large */
+        /** @description A unique value is taken, or the record is still in use (a driver on active orders), or a stored secret cannot be opened with the configured keys. */
+        Conflict: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
         PayloadTooLarge: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Unsupported media type */
+        /** @description A body was sent that is not JSON. */
         UnsupportedMediaType: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Unprocessable entity */
+        /** @description The body is JSON but not acceptable: each error points at its field (`source.pointer`). */
         UnprocessableEntity: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                 [name: string]: unknown;
             };
             content: {
@@ -1969,18 +2246,34 @@ export interface components {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Too many requests */
+        /** @description The key used up its requests of this minute; retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Internal server error */
+        /** @description A fault of the api; the detail quotes the request id to report. */
         InternalError: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description PostgreSQL or Redis is unreachable for now; nothing was changed, retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1990,7 +2283,22 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid. */
+        XRequestId: string;
+        /** @description Requests the key may make per minute. */
+        XRateLimitLimit: number;
+        /** @description Requests left to the key this minute. */
+        XRateLimitRemaining: number;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description `Bearer` */
+        WwwAuthenticate: string;
+        /** @description The created record’s URL (its path on this api). */
+        Location: string;
+        /** @description A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged. */
+        ETag: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2004,20 +2312,46 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description {"status": "ok", …} */
+            /** @description Both are reachable. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "error";
+                        checks: {
+                            /** @enum {string} */
+                            database: "up" | "down";
+                            /** @enum {string} */
+                            redis: "up" | "down";
+                        };
+                    };
+                };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
-            /** @description A dependency is down; the body says which. */
+            /** @description A dependency is down; `checks` says which. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "error";
+                        checks: {
+                            /** @enum {string} */
+                            database: "up" | "down";
+                            /** @enum {string} */
+                            redis: "up" | "down";
+                        };
+                    };
+                };
             };
         };
     };
@@ -2074,16 +2408,22 @@ export interface operations {
             /** @description A page of locations. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLocation: {
@@ -2102,18 +2442,25 @@ export interface operations {
             /** @description The created location. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLocation: {
@@ -2131,16 +2478,23 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateLocation: {
@@ -2162,19 +2516,25 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteLocation: {
@@ -2192,16 +2552,22 @@ export interface operations {
             /** @description The location as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchLocation: {
@@ -2223,19 +2589,25 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -2249,31 +2621,38 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        api_keys?: {
+                        api_keys: {
                             /** Format: uuid */
-                            id?: string;
+                            id: string;
                             /** Format: uuid */
-                            uuid?: string;
-                            name?: string | null;
-                            prefix?: string;
-                            last_four?: string;
+                            uuid: string;
+                            name: string | null;
+                            prefix: string;
+                            last_four: string;
                             /** Format: date-time */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** Format: date-time */
-                            revoked_at?: string | null;
+                            revoked_at: string | null;
                             /** Format: date-time */
-                            created_at?: string;
+                            created_at: string;
                         }[];
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -2283,10 +2662,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    api_key?: {
+                    api_key: {
                         name?: string | null;
                     };
                 } | {
@@ -2295,38 +2674,46 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The key, with the secret `key` (shown this once). */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        api_key?: {
+                        api_key: {
                             /** Format: uuid */
-                            id?: string;
+                            id: string;
                             /** Format: uuid */
-                            uuid?: string;
-                            name?: string | null;
-                            prefix?: string;
-                            last_four?: string;
+                            uuid: string;
+                            name: string | null;
+                            prefix: string;
+                            last_four: string;
                             /** Format: date-time */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** Format: date-time */
-                            revoked_at?: string | null;
+                            revoked_at: string | null;
                             /** Format: date-time */
-                            created_at?: string;
+                            created_at: string;
                         } & {
-                            key?: string;
+                            key: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -2341,34 +2728,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The revoked key. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         api_key: {
                             /** Format: uuid */
-                            id?: string;
+                            id: string;
                             /** Format: uuid */
-                            uuid?: string;
-                            name?: string | null;
-                            prefix?: string;
-                            last_four?: string;
+                            uuid: string;
+                            name: string | null;
+                            prefix: string;
+                            last_four: string;
                             /** Format: date-time */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** Format: date-time */
-                            revoked_at?: string | null;
+                            revoked_at: string | null;
                             /** Format: date-time */
-                            created_at?: string;
+                            created_at: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -2432,16 +2825,22 @@ export interface operations {
             /** @description A page of webhook-endpoints. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -2460,23 +2859,30 @@ export interface operations {
             /** @description The endpoint, with its secret (shown this once). */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         webhook_endpoint: components["schemas"]["WebhookEndpoint"] & {
                             /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
-                            secret?: string;
+                            secret: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpointSecret: {
@@ -2493,6 +2899,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2502,10 +2912,14 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpointQueue: {
@@ -2522,6 +2936,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2542,10 +2960,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -2563,21 +2984,28 @@ export interface operations {
             /** @description The endpoint, with its new secret. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         webhook_endpoint: components["schemas"]["WebhookEndpoint"] & {
                             /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
-                            secret?: string;
+                            secret: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableWebhookEndpoint: {
@@ -2594,16 +3022,23 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disableWebhookEndpoint: {
@@ -2620,16 +3055,23 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sendWebhookEndpointTest: {
@@ -2650,12 +3092,16 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2663,6 +3109,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyWebhookEndpoint: {
@@ -2679,16 +3126,24 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     recoverWebhookEndpoint: {
@@ -2710,6 +3165,9 @@ export interface operations {
             /** @description What was queued. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,6 +3193,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2742,6 +3201,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpoint: {
@@ -2759,16 +3219,23 @@ export interface operations {
             /** @description The webhook-endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -2790,19 +3257,25 @@ export interface operations {
             /** @description The updated webhook-endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -2820,16 +3293,22 @@ export interface operations {
             /** @description The webhook-endpoint as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWebhookEndpoint: {
@@ -2851,19 +3330,25 @@ export interface operations {
             /** @description The updated webhook-endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendWebhookRequestLog: {
@@ -2881,6 +3366,9 @@ export interface operations {
             /** @description What was queued. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,10 +3394,15 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookRequestLogs: {
@@ -2975,16 +3468,22 @@ export interface operations {
             /** @description A page of webhook-request-logs. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookRequestLog: {
@@ -3002,16 +3501,23 @@ export interface operations {
             /** @description The webhook-request-log. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEvents: {
@@ -3025,6 +3531,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3043,9 +3553,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookSenderAddresses: {
@@ -3059,6 +3572,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3072,9 +3589,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVehicles: {
@@ -3124,16 +3644,22 @@ export interface operations {
             /** @description A page of vehicles. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVehicle: {
@@ -3152,18 +3678,25 @@ export interface operations {
             /** @description The created vehicle. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVehicle: {
@@ -3181,16 +3714,23 @@ export interface operations {
             /** @description The vehicle. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateVehicle: {
@@ -3212,19 +3752,25 @@ export interface operations {
             /** @description The updated vehicle. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteVehicle: {
@@ -3242,16 +3788,22 @@ export interface operations {
             /** @description The vehicle as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchVehicle: {
@@ -3273,12 +3825,61 @@ export interface operations {
             /** @description The updated vehicle. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordDriverLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    latitude: number;
+                    longitude: number;
+                    heading?: number | null;
+                    speed?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The driver. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3286,29 +3887,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    DriverController_location: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDrivers: {
@@ -3360,16 +3939,22 @@ export interface operations {
             /** @description A page of drivers. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDriver: {
@@ -3388,18 +3973,25 @@ export interface operations {
             /** @description The created driver. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDriver: {
@@ -3417,16 +4009,23 @@ export interface operations {
             /** @description The driver. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDriver: {
@@ -3448,19 +4047,25 @@ export interface operations {
             /** @description The updated driver. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDriver: {
@@ -3478,16 +4083,22 @@ export interface operations {
             /** @description The driver as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchDriver: {
@@ -3509,12 +4120,59 @@ export interface operations {
             /** @description The updated driver. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    moveOrderStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "created" | "dispatched" | "enroute" | "completed" | "canceled";
+                };
+            };
+        };
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3522,29 +4180,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    OrderController_status: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
@@ -3598,16 +4234,22 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -3626,18 +4268,25 @@ export interface operations {
             /** @description The created order. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -3655,16 +4304,23 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -3686,19 +4342,25 @@ export interface operations {
             /** @description The updated order. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
@@ -3716,16 +4378,22 @@ export interface operations {
             /** @description The order as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchOrder: {
@@ -3747,19 +4415,25 @@ export interface operations {
             /** @description The updated order. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouses: {
@@ -3815,16 +4489,22 @@ export interface operations {
             /** @description A page of warehouses. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWarehouse: {
@@ -3843,18 +4523,25 @@ export interface operations {
             /** @description The created warehouse. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouse: {
@@ -3872,16 +4559,23 @@ export interface operations {
             /** @description The warehouse. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWarehouse: {
@@ -3903,19 +4597,25 @@ export interface operations {
             /** @description The updated warehouse. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWarehouse: {
@@ -3933,16 +4633,22 @@ export interface operations {
             /** @description The warehouse as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWarehouse: {
@@ -3964,19 +4670,25 @@ export interface operations {
             /** @description The updated warehouse. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseSections: {
@@ -4022,16 +4734,22 @@ export interface operations {
             /** @description A page of warehouse-sections. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWarehouseSection: {
@@ -4050,18 +4768,25 @@ export interface operations {
             /** @description The created warehouse-section. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseSection: {
@@ -4079,16 +4804,23 @@ export interface operations {
             /** @description The warehouse-section. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWarehouseSection: {
@@ -4110,19 +4842,25 @@ export interface operations {
             /** @description The updated warehouse-section. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWarehouseSection: {
@@ -4140,16 +4878,22 @@ export interface operations {
             /** @description The warehouse-section as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWarehouseSection: {
@@ -4171,19 +4915,25 @@ export interface operations {
             /** @description The updated warehouse-section. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseDocks: {
@@ -4233,16 +4983,22 @@ export interface operations {
             /** @description A page of warehouse-docks. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWarehouseDock: {
@@ -4261,18 +5017,25 @@ export interface operations {
             /** @description The created warehouse-dock. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseDock: {
@@ -4290,16 +5053,23 @@ export interface operations {
             /** @description The warehouse-dock. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWarehouseDock: {
@@ -4321,19 +5091,25 @@ export interface operations {
             /** @description The updated warehouse-dock. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWarehouseDock: {
@@ -4351,16 +5127,22 @@ export interface operations {
             /** @description The warehouse-dock as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWarehouseDock: {
@@ -4382,19 +5164,25 @@ export interface operations {
             /** @description The updated warehouse-dock. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

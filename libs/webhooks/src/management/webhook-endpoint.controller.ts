@@ -1,6 +1,6 @@
 import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { EndpointProbeService } from './endpoint-probe.service';
 import { ENDPOINT_QUEUE_SCHEMA, EndpointQueueService } from './endpoint-queue.service';
@@ -17,7 +17,10 @@ const WITH_SECRET = {
   type: 'object',
   properties: {
     webhook_endpoint: {
-      allOf: [schemaRef(schemas.record), { type: 'object', properties: { secret: SECRET } }],
+      allOf: [
+        schemaRef(schemas.record),
+        { type: 'object', properties: { secret: SECRET }, required: ['secret'] },
+      ],
     },
   },
   required: ['webhook_endpoint'],
@@ -56,8 +59,13 @@ export class WebhookEndpointController {
   }
 
   @Get(':uuid/secret')
-  @ApiOperation({ operationId: 'getWebhookEndpointSecret', summary: 'Reveal the current signing secret' })
+  @ApiOperation({
+    operationId: 'getWebhookEndpointSecret',
+    summary: 'Reveal the current signing secret',
+    description: 'The secret deliveries are signed with (stored encrypted with APP_KEY).',
+  })
   @ApiUuidParam()
+  @ApiErrors(409)
   @ApiOkResponse({
     schema: { type: 'object', properties: { secret: SECRET }, required: ['secret'] },
   })
@@ -94,7 +102,11 @@ export class WebhookEndpointController {
 
   @Post(':uuid/enable')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'enableWebhookEndpoint', summary: 'Enable the endpoint' })
+  @ApiOperation({
+    operationId: 'enableWebhookEndpoint',
+    summary: 'Enable the endpoint',
+    description: 'Sets `status` to enabled: deliveries to it resume.',
+  })
   @ApiUuidParam()
   @ApiOkResponse({ schema: ENDPOINT })
   enable(@Param('uuid') uuid: string) {
@@ -103,7 +115,11 @@ export class WebhookEndpointController {
 
   @Post(':uuid/disable')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'disableWebhookEndpoint', summary: 'Disable the endpoint (no deliveries)' })
+  @ApiOperation({
+    operationId: 'disableWebhookEndpoint',
+    summary: 'Disable the endpoint (no deliveries)',
+    description: 'Sets `status` to disabled: nothing is delivered to it until it is enabled again.',
+  })
   @ApiUuidParam()
   @ApiOkResponse({ schema: ENDPOINT })
   disable(@Param('uuid') uuid: string) {
@@ -137,6 +153,7 @@ export class WebhookEndpointController {
       'verified_at; anything else is a 422 saying what came back.',
   })
   @ApiUuidParam()
+  @ApiErrors(422)
   @ApiOkResponse({ schema: ENDPOINT })
   verify(@Param('uuid') uuid: string) {
     return this.probe.verify(uuid);
