@@ -1,0 +1,1 @@
+DELETE FROM webhook_deliveries WHERE event_id = ANY($1::text[]) AND status = 'failed'
