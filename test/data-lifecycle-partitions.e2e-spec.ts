@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { INestApplicationContext } from '@nestjs/common';
 import { EVENTS, REQUEST_LOGS, listPartitions } from '@wharf/webhooks';
 import { Client } from 'pg';
-import { migrate } from '../apps/cli/src/migrate.command';
+import { CLI, runNode } from './support/processes';
 import { TestCompany, createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { Receiver } from './support/receiver';
@@ -44,8 +44,15 @@ describe('time partitions: an interval of seconds', () => {
 
   beforeAll(async () => {
     const config = testConfig(env);
-    // `npm run migrate` alone, as an operator runs it.
-    await withInterval('1s', () => migrate(config));
+    // `npm run migrate` alone (the built CLI), as an operator runs it.
+    const run = runNode(CLI, ['migrate'], {
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL: config.redisUrl,
+      QUEUE_PREFIX: config.queuePrefix,
+      NODE_ENV: 'test',
+      WEBHOOKS_PARTITION_INTERVAL: '1s',
+    });
+    expect((await run.exited).code).toBe(0);
     api = await startApi({ config });
     client = await connect(api);
     receiver = await new Receiver().start();
@@ -198,7 +205,7 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
 
     // Delivered, then resent inside the window: the same webhook-id again.
     const w2 = (await call('POST', W, warehouse('Delivered'))).body.warehouse.uuid;
-    const delivered = (await eventually(() => eventOf(acme, 'warehouse.created', w2)))!;
+    const delivered = await eventually(() => eventOf(acme, 'warehouse.created', w2));
     await eventually(async () => receiver.requests.some((r) => r.headers['webhook-id'] === delivered));
     const [log] = await sql(api, 'SELECT uuid FROM webhook_request_logs WHERE event_id = $1', [delivered]);
     expect((await call('POST', `${L}/${log.uuid}/resend`)).status).toBe(200);
@@ -209,10 +216,12 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
     // Failed to exhaustion, then recovered inside the window.
     const since = new Date().toISOString();
     expect((await call('DELETE', `${W}/${w2}`)).status).toBeLessThan(300);
-    const failedEvent = (await eventually(() => eventOf(acme, 'warehouse.deleted', w2)))!;
+    const failedEvent = await eventually(() => eventOf(acme, 'warehouse.deleted', w2));
     await eventually(async () => (await deliveryStatus(failedEvent)) === 'failed');
     failing = false;
-    expect((await call('POST', `${E}/${flaky.uuid}/recover`, { since })).body.meta).toEqual({ queued: 1 });
+    expect((await call('POST', `${E}/${String(flaky.uuid)}/recover`, { since })).body.meta).toEqual({
+      queued: 1,
+    });
     await eventually(async () =>
       receiver.requests.some((r) => r.path === '/failing' && r.headers['webhook-id'] === failedEvent),
     );
@@ -220,7 +229,7 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
     failing = true;
     const w3 = (await call('POST', W, warehouse('Failed'))).body.warehouse.uuid;
     expect((await call('DELETE', `${W}/${w3}`)).status).toBeLessThan(300);
-    const leftFailed = (await eventually(() => eventOf(acme, 'warehouse.deleted', w3)))!;
+    const leftFailed = await eventually(() => eventOf(acme, 'warehouse.deleted', w3));
     await eventually(async () => (await deliveryStatus(leftFailed)) === 'failed');
 
     // Past the window: the delivered and failed events' partitions are gone, archived first.
@@ -235,7 +244,7 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
     // The held event's partition ended long enough ago to go too; it stays while its delivery is pending.
     expect(Date.now()).toBeGreaterThan(heldAt + (RETENTION_S + 2) * 1000);
     expect(await eventOf(acme, 'warehouse.updated', w1)).toBe(heldEvent);
-    expect(await deliveryStatus(heldEvent!)).toBe('admitted');
+    expect(await deliveryStatus(heldEvent)).toBe('admitted');
     expect(await deletesSeen()).toBe(1);
 
     const archived = readdirSync(archive)
