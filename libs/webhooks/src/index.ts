@@ -23,3 +23,4 @@ export * from './webhooks.extension';
 export * from './admin/queue-dashboard';
 export { ensurePartitions, listPartitions } from './stages/lifecycle/partitions';
 export { EVENTS, REQUEST_LOGS, eventIdAt } from './stages/lifecycle/partitioned-tables';
+export { COMPANY_DELIVERIES } from './store/retention.sql';
