@@ -293,7 +293,7 @@ async function main() {
     const pendingOfNeighbour = async () => {
       const [row]: { n: number }[] = await app.get(DataSource).query(
         `SELECT count(*)::int AS n FROM webhook_deliveries
-         WHERE company_uuid = $1 AND status = 'pending'`,
+         WHERE company_uuid = $1 AND status <> 'failed'`,
         [neighbour.company.uuid],
       );
       return row.n;

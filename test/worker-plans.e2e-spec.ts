@@ -131,7 +131,7 @@ describe('worker statements: index plans whatever the statistics', () => {
     ['record_attempts', RECORD_ATTEMPTS],
     ['admit', ADMIT],
     ['due_endpoints', DUE_ENDPOINTS],
-    ['dispatch_batch', FAN_OUT],
+    ['fan_out', FAN_OUT],
   ];
 
   it.each(statements)('%s reads no whole table or index (few rows, never analysed)', async (name, text) => {

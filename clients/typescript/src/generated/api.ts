@@ -2529,7 +2529,7 @@ export interface operations {
                         webhook_endpoint_queue: {
                             /** Format: uuid */
                             webhook_endpoint_uuid: string;
-                            /** @description Deliveries admitted to the workers: being sent, or about to be. At most max_in_flight are sent at once; an endpoint that answers fast has up to as many again fetched, ready to go as sends end. */
+                            /** @description Deliveries admitted to the workers: being sent, or about to be. At most max_in_flight are sent at once; an endpoint that answers fast has several times that fetched, ready to go as sends end. */
                             in_flight: number;
                             /** @description Deliveries due, waiting for a free slot of this endpoint. */
                             waiting: number;

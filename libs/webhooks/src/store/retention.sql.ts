@@ -5,23 +5,25 @@
  * recover only as long as its event is, and goes with it.
  */
 
-const inRange = `($1::text IS NULL OR event_id >= $1) AND event_id < $2`;
+import { isIn, pending } from './delivery-state';
+
+const inRange = `($1::text IS NULL OR d.event_id >= $1) AND d.event_id < $2`;
 
 /** Whether a pending delivery refers to an event of the range. */
 export const PENDING_IN_EVENT_RANGE = `
-SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE ${inRange} AND status <> 'failed') AS pending`;
+SELECT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE ${inRange} AND ${pending('d')}) AS pending`;
 
 /** The failed deliveries of the range's events, deleted with their events' partition. */
 export const DROP_FAILED_IN_EVENT_RANGE = `
-DELETE FROM webhook_deliveries WHERE ${inRange} AND status = 'failed'`;
+DELETE FROM webhook_deliveries d WHERE ${inRange} AND ${isIn('d', 'failed')}`;
 
 /** Which of these events a pending delivery refers to. */
 export const PENDING_EVENTS_OF = `
-SELECT DISTINCT event_id FROM webhook_deliveries WHERE event_id = ANY($1::text[]) AND status <> 'failed'`;
+SELECT DISTINCT d.event_id FROM webhook_deliveries d WHERE d.event_id = ANY($1::text[]) AND ${pending('d')}`;
 
 /** The failed deliveries of these events, deleted with them. */
 export const DROP_FAILED_OF_EVENTS = `
-DELETE FROM webhook_deliveries WHERE event_id = ANY($1::text[]) AND status = 'failed'`;
+DELETE FROM webhook_deliveries d WHERE d.event_id = ANY($1::text[]) AND ${isIn('d', 'failed')}`;
 
 /** How many deliveries a company has (companies:delete --dry-run); they go with its endpoints. */
 export const COMPANY_DELIVERIES = `

@@ -1,14 +1,17 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Attempt, Destination, DestinationEndpoint, Message } from './destination';
 import { WebhookSender } from './webhook-sender';
 
 /** Signed HTTPS POSTs (Standard Webhooks), through the guarded dispatcher of WebhookSender. */
 @Injectable()
-export class HttpDestination implements Destination, OnApplicationBootstrap {
+export class HttpDestination implements Destination {
   constructor(private readonly sender: WebhookSender) {}
 
-  /** The worker is about to send: load the HTTP client now, not at its first attempts. */
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Loads the HTTP client now: loading it at the first send would hold a fresh worker's first attempts and
+   * then let them out together, bunching sends a rate limit had spaced.
+   */
+  async prepare(): Promise<void> {
     await this.sender.prepare();
   }
 

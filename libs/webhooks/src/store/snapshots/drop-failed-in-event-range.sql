@@ -1,1 +1,1 @@
-DELETE FROM webhook_deliveries WHERE ($1::text IS NULL OR event_id >= $1) AND event_id < $2 AND status = 'failed'
+DELETE FROM webhook_deliveries d WHERE ($1::text IS NULL OR d.event_id >= $1) AND d.event_id < $2 AND d.status = 'failed'
