@@ -94,7 +94,11 @@ export const MAINTAIN_MAX_INTERVAL_MS = 60_000;
 export const PARTITION_LOCK_TIMEOUT_MS = 2_000;
 /** Rows read per round trip while archiving a partition: bounds the worker's memory, not the file. */
 export const ARCHIVE_BATCH = 2_000;
-/** Pending erasure jobs are looked for this often (a request also wakes the worker). */
+/** Pending erasure jobs are looked for this often. */
 export const ERASURE_POLL_MS = 1_000;
+/** Rows one erasure batch redacts (and locks) in one short transaction. */
+export const ERASURE_BATCH = 200;
+/** A running erasure whose worker has not finished a batch for this long is taken over by another. */
+export const ERASURE_STALE_S = 60;
 /** Periodic tasks start within this of boot, spread out so workers started together do not run in step. */
 export const MAX_START_JITTER_MS = 1000;

@@ -16,6 +16,7 @@ import { OutboxRelay } from './stages/fan-out/outbox.relay';
 import { AttemptWriter } from './stages/record/attempt-writer';
 import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 import { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
+import { ErasureRunner } from './stages/lifecycle/erasure.runner';
 import { DESTINATION } from './transport/destination';
 import { HttpDestination } from './transport/http.destination';
 
@@ -25,6 +26,7 @@ export { EndpointSendLeases } from './stages/dispatch/endpoint-send-leases';
 export { OutboxRelay } from './stages/fan-out/outbox.relay';
 export { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 export { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
+export { ErasureRunner } from './stages/lifecycle/erasure.runner';
 /** The request-log purge is now partition retention (its purge() drops partitions; no DELETE). */
 export { PartitionMaintainer as RequestLogPurger } from './stages/lifecycle/partition.maintainer';
 export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
@@ -65,6 +67,7 @@ export const WORKER_DATABASE_SETTINGS = {
     AttemptWriter,
     DeliverySweeper,
     PartitionMaintainer,
+    ErasureRunner,
     DeliveryMetrics,
     MetricsListener,
   ],
