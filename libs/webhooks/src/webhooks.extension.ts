@@ -29,8 +29,8 @@ import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number
 import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-store-delivery-states';
 import { PartitionEventsAndLogs1700000000114 } from './migrations/1700000000114-partition-events-and-logs';
 import { CreateErasures1700000000115 } from './migrations/1700000000115-create-erasures';
-import { ErasureService } from './erasure/erasure.service';
-import { ErasuresController } from './erasure/erasures.controller';
+import { ErasureService } from './management/erasure.service';
+import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
 import { DeliveryStore } from './store/delivery.store';

@@ -47,6 +47,9 @@ RETURNING uuid, company_uuid, record_uuid::text AS record_uuid`;
 export const COUNT_REDACTED = `
 UPDATE webhook_erasures SET rows_redacted = rows_redacted + $2, heartbeat_at = now() WHERE uuid = $1`;
 
+/** Gives erasure $1 back (its worker is stopping): the next worker starts it again. */
+export const RELEASE_ERASURE = `UPDATE webhook_erasures SET status = 'pending', heartbeat_at = NULL WHERE uuid = $1`;
+
 /** Ends erasure $1 as $2 (done or failed, with error $3). */
 export const FINISH_ERASURE = `
 UPDATE webhook_erasures SET status = $2, error = $3, finished_at = now() WHERE uuid = $1`;

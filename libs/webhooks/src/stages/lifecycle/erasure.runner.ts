@@ -9,6 +9,7 @@ import {
   EVENTS_BATCH,
   FINISH_ERASURE,
   LOGS_BATCH,
+  RELEASE_ERASURE,
   UPDATE_EVENTS,
   UPDATE_LOGS,
 } from '../../erasure/erasure.sql';
@@ -24,16 +25,21 @@ interface ErasureJob {
 
 type Row = Record<string, string | null>;
 
+/** Thrown between batches once the worker is stopping. */
+class Stopping extends Error {}
+
 /**
  * Runs the erasures POST /int/v1/erasures queued (see erasure/redaction.ts for what is erased): the
  * company's event payloads, then its request-log bodies, ERASURE_BATCH rows per short transaction that
  * locks only them and counts them on the erasure. A worker that dies mid-way leaves it running; another
- * takes it over once it is stale and starts again (rows already redacted are left as they are).
+ * takes it over once it is stale and starts again (rows already redacted are left as they are); one that
+ * stops gives it back between batches.
  */
 @Injectable()
 export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('erasure');
   private readonly periodic: PeriodicTask;
+  private stopping = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -47,6 +53,7 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.periodic.stop();
   }
 
@@ -54,6 +61,7 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
   async runPending(): Promise<number> {
     const pool = poolOf(this.dataSource);
     for (let ran = 0; ; ran++) {
+      if (this.stopping) return ran;
       const [job] = (await pool.query<ErasureJob>(CLAIM_ERASURE, [ERASURE_STALE_S])).rows;
       if (!job) return ran;
       await this.run(job);
@@ -77,6 +85,10 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
       await pool.query(FINISH_ERASURE, [job.uuid, 'done', null]);
       this.logger.log(`erasure ${job.uuid} done`);
     } catch (error) {
+      if (error instanceof Stopping) {
+        await pool.query(RELEASE_ERASURE, [job.uuid]);
+        return;
+      }
       // Not marked when PostgreSQL is away: the erasure stays running and is taken over once stale.
       await pool.query(FINISH_ERASURE, [job.uuid, 'failed', (error as Error).message]).catch(() => {
         throw error;

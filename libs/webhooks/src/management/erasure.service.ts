@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { readActionBody } from '../management/action-body';
+import { readActionBody } from './action-body';
 import { ErasureRequestDto } from './erasure.dto';
-import { DELETED_RECORD, ERASURE_OF, REQUEST_ERASURE } from './erasure.sql';
+import { DELETED_RECORD, ERASURE_OF, REQUEST_ERASURE } from '../erasure/erasure.sql';
 
 /**
  * Erasure requests (the API side; the worker's ErasureRunner does the work). A record is the caller's when
