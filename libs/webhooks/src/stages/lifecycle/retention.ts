@@ -36,8 +36,9 @@ export async function applyRetention(
         ...ARCHIVE_KEY(table),
       });
     dropped += await inLockedTransaction(db, false, async () => {
-      // From here no resend can read an event of it; checked again under the lock.
-      await db.query(`LOCK TABLE "${partition.name}" IN ACCESS EXCLUSIVE MODE`);
+      // From here no resend can read an event of it; checked again under the lock. The parent first, as
+      // every reader locks them (and DETACH needs it): the partition alone first deadlocked with them.
+      await db.query(`LOCK TABLE ONLY "${table.name}", "${partition.name}" IN ACCESS EXCLUSIVE MODE`);
       if (await stillNeeded(db, table, partition, options.store)) return 0;
       if (table === EVENTS)
         await options.store.dropFailedInEventRange(db, fromBound(partition), eventIdAt(partition.to));
@@ -80,7 +81,7 @@ async function dropOldDefaultRows(
   const old = `"${name}" r WHERE r."${table.key}" < ${table.bound(horizon)}`;
   if (!(await db.query(`SELECT 1 FROM ${old} LIMIT 1`)).rows.length) return 0;
   return inLockedTransaction(db, false, async () => {
-    await db.query(`LOCK TABLE "${name}" IN ACCESS EXCLUSIVE MODE`);
+    await db.query(`LOCK TABLE ONLY "${table.name}", "${name}" IN ACCESS EXCLUSIVE MODE`);
     let going = `r."${table.key}" < ${table.bound(horizon)}`;
     const params: unknown[] = [];
     if (table === EVENTS) {
