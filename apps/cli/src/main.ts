@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfig, runMain } from '@wharf/core';
 import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
 import { parseArgs } from './args';
+import { deleteCompany } from './companies.command';
 import { emberClient, typescriptClient } from './clients/client.command';
 import { migrate } from './migrate.command';
 import { reencryptSecrets } from './secrets.command';
@@ -13,6 +14,7 @@ const USAGE = `usage: wharf <command>
   start                                         create + migrate the database, then run api and worker
   migrate                                       create the database if needed and run pending migrations
   companies:create --name N [--json]            create a company and its first API key
+  companies:delete UUID [--dry-run]             remove a company and every row it owns (--dry-run: counts only)
   api-keys:create --company UUID [--name N] [--json]
   api-keys:revoke UUID
   secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
@@ -27,6 +29,7 @@ const COMMANDS = {
   start,
   migrate,
   'companies:create': createCompany,
+  'companies:delete': deleteCompany,
   'api-keys:create': createApiKey,
   'api-keys:revoke': revokeApiKey,
   'secrets:reencrypt': reencryptSecrets,

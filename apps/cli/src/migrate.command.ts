@@ -1,5 +1,6 @@
-import { composeWharf } from '@wharf/webhooks';
+import { composeWharf, ensurePartitions } from '@wharf/webhooks';
 import { AppConfig, ensureDatabase, preflight, redactUrl, runMigrations } from '@wharf/core';
+import { Client } from 'pg';
 
 /** Creates the database when missing and applies every pending migration of core, libraries and extensions. */
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -13,4 +14,13 @@ export async function migrate(config: AppConfig): Promise<void> {
       ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
       : 'Database is up to date.',
   );
+  // The partitions ahead, as the worker keeps them: inserts never wait for a worker to have run.
+  const client = new Client({ connectionString: config.databaseUrl });
+  await client.connect();
+  try {
+    const created = await ensurePartitions(client, config.webhooks.partitionIntervalMs);
+    if (created.length) log(`Created ${created.length} partition(s) ahead.`);
+  } finally {
+    await client.end();
+  }
 }

@@ -21,3 +21,6 @@ export * from './store/delivery-state';
 export type { DeliveryRow } from './store/job-rows.sql';
 export * from './webhooks.extension';
 export * from './admin/queue-dashboard';
+export { ensurePartitions, listPartitions } from './stages/lifecycle/partitions';
+export { EVENTS, REQUEST_LOGS, eventIdAt } from './stages/lifecycle/partitioned-tables';
+export { COMPANY_DELIVERIES } from './store/retention.sql';

@@ -77,12 +77,28 @@ export const SWEEP_MIN_INTERVAL_MS = 500;
 export const SWEEP_MAX_INTERVAL_MS = 30_000;
 /** Deliveries one sweep checks for a lost job. */
 export const SWEEP_BATCH = 1000;
-/** Request-log rows one purge statement deletes: small enough not to hold locks for long. */
-export const PURGE_BATCH = 5000;
-export const PURGE_EVERY_MS = 60 * 60 * 1000;
 /** Per-endpoint metric series are exported for this many endpoints only (the busiest), so labels stay bounded. */
 export const METRICS_TOP_ENDPOINTS = 10;
 /** How long shutdown waits for the queue's Redis connection to finish connecting (Redis may be down). */
 export const QUEUE_READY_WAIT_MS = 2000;
+
+// Lifecycle (partitions, retention, erasure)
+/** Partitions kept ready ahead of now, in intervals: inserts find theirs while a worker is down this long. */
+export const PARTITIONS_AHEAD = 3;
+/** Partition upkeep runs at least this often (and once per interval when that is shorter). */
+export const MAINTAIN_MAX_INTERVAL_MS = 60_000;
+/**
+ * Attaching, detaching or dropping a partition waits at most this long for its lock, then gives up until
+ * the next round: queued behind a long reader, it would stall every write behind it.
+ */
+export const PARTITION_LOCK_TIMEOUT_MS = 2_000;
+/** Rows read per round trip while archiving a partition: bounds the worker's memory, not the file. */
+export const ARCHIVE_BATCH = 2_000;
+/** Pending erasure jobs are looked for this often. */
+export const ERASURE_POLL_MS = 1_000;
+/** Rows one erasure batch redacts (and locks) in one short transaction. */
+export const ERASURE_BATCH = 200;
+/** A running erasure whose worker has not finished a batch for this long is taken over by another. */
+export const ERASURE_STALE_S = 60;
 /** Periodic tasks start within this of boot, spread out so workers started together do not run in step. */
 export const MAX_START_JITTER_MS = 1000;

@@ -27,6 +27,10 @@ import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109
 import { SortRequestLogsByTimeAndStatus1700000000110 } from './migrations/1700000000110-sort-request-logs-by-time-and-status';
 import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number-admissions';
 import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-store-delivery-states';
+import { PartitionEventsAndLogs1700000000114 } from './migrations/1700000000114-partition-events-and-logs';
+import { CreateErasures1700000000115 } from './migrations/1700000000115-create-erasures';
+import { ErasureService } from './management/erasure.service';
+import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
 import { DeliveryStore } from './store/delivery.store';
@@ -56,6 +60,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     SortRequestLogsByTimeAndStatus1700000000110,
     NumberAdmissions1700000000111,
     StoreDeliveryStates1700000000112,
+    PartitionEventsAndLogs1700000000114,
+    CreateErasures1700000000115,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -63,6 +69,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookRequestLogController,
     WebhookEventsController,
     WebhookSenderAddressesController,
+    ErasuresController,
   ],
   providers: [
     DeliveryQueueCloser,
@@ -75,6 +82,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     DeliveryRecoveryService,
     WebhookSender,
     DeliveryStore,
+    ErasureService,
   ],
   exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog, DeliveryStore],
 })

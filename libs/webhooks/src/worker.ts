@@ -15,7 +15,8 @@ import { SendAttempt } from './stages/dispatch/send-attempt';
 import { OutboxRelay } from './stages/fan-out/outbox.relay';
 import { AttemptWriter } from './stages/record/attempt-writer';
 import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
-import { RequestLogPurger } from './stages/recovery/request-log.purger';
+import { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
+import { ErasureRunner } from './stages/lifecycle/erasure.runner';
 import { DESTINATION } from './transport/destination';
 import { HttpDestination } from './transport/http.destination';
 
@@ -24,7 +25,10 @@ export { DeliveryProcessor } from './stages/dispatch/delivery.processor';
 export { EndpointSendLeases } from './stages/dispatch/endpoint-send-leases';
 export { OutboxRelay } from './stages/fan-out/outbox.relay';
 export { DeliverySweeper } from './stages/recovery/delivery.sweeper';
-export { RequestLogPurger } from './stages/recovery/request-log.purger';
+export { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
+export { ErasureRunner } from './stages/lifecycle/erasure.runner';
+/** The request-log purge is now partition retention (its purge() drops partitions; no DELETE). */
+export { PartitionMaintainer as RequestLogPurger } from './stages/lifecycle/partition.maintainer';
 export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
 export { attemptBatchJson } from './store/attempt-batch';
 export { FAN_OUT } from './store/fan-out.sql';
@@ -62,7 +66,8 @@ export const WORKER_DATABASE_SETTINGS = {
     { provide: DESTINATION, useClass: HttpDestination },
     AttemptWriter,
     DeliverySweeper,
-    RequestLogPurger,
+    PartitionMaintainer,
+    ErasureRunner,
     DeliveryMetrics,
     MetricsListener,
   ],

@@ -10,7 +10,14 @@ export interface WebhooksConfig {
   concurrency: number;
   /** max_in_flight of a new endpoint: attempts to it running at once across all workers. */
   endpointConcurrency: number;
+  /** Request-log rows are dropped with their partition once its newest possible row is this old (days, may be fractional). */
   logRetentionDays: number;
+  /** Outbox events likewise, unless a pending delivery or the relay still needs one (see docs/data-lifecycle.md). */
+  eventRetentionDays: number;
+  /** The time span of one partition of webhook_events and webhook_request_logs. */
+  partitionIntervalMs: number;
+  /** When set, each partition is written here as gzip JSON Lines before it is dropped. */
+  archiveDir: string | undefined;
   autoDisableAfterDays: number;
   senderAddresses: string[];
   /** How often the relay polls the outbox when no NOTIFY arrives. */
@@ -135,6 +142,16 @@ function clusterNodes(env: Env): { host: string; port: number }[] | undefined {
   });
 }
 
+/** A positive number of days, fractions allowed (a soak run keeps minutes). */
+function days(env: Env, name: string, fallback: number): number {
+  const raw = read(env, name, String(fallback));
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(value > 0)) {
+    throw new ConfigError(name, `must be a positive number of days, got "${raw}"`);
+  }
+  return value;
+}
+
 function durations(env: Env, name: string, fallback: string): number[] {
   const raw = read(env, name, fallback);
   try {
@@ -253,13 +270,25 @@ export function loadConfig(env: Env = process.env): AppConfig {
       allowPrivateTargets: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', nodeEnv !== 'production'),
       concurrency: integer(env, 'WEBHOOKS_CONCURRENCY', 50, 1, 1000),
       endpointConcurrency: integer(env, 'WEBHOOKS_ENDPOINT_CONCURRENCY', 10, 1, 100),
-      logRetentionDays: integer(env, 'WEBHOOKS_LOG_RETENTION_DAYS', 30, 1),
+      logRetentionDays: days(env, 'WEBHOOKS_LOG_RETENTION_DAYS', 30),
+      eventRetentionDays: days(env, 'WEBHOOKS_EVENT_RETENTION_DAYS', 30),
+      partitionIntervalMs: partitionInterval(env),
+      archiveDir: read(env, 'WEBHOOKS_ARCHIVE_DIR', '') || undefined,
       autoDisableAfterDays: integer(env, 'WEBHOOKS_AUTO_DISABLE_AFTER_DAYS', 5, 1),
       senderAddresses: senders ? senders.split(',').map((address) => address.trim()) : [],
       pollIntervalMs: durations(env, 'WEBHOOKS_POLL_INTERVAL', '1s')[0],
       sweepGraceMs: durations(env, 'WEBHOOKS_SWEEP_GRACE', '5s')[0],
     },
   };
+}
+
+/** WEBHOOKS_PARTITION_INTERVAL: whole seconds, at least one (partition names carry the second). */
+export function partitionInterval(env: Env): number {
+  const ms = durations(env, 'WEBHOOKS_PARTITION_INTERVAL', '1d')[0];
+  if (ms < 1000 || ms % 1000 !== 0) {
+    throw new ConfigError('WEBHOOKS_PARTITION_INTERVAL', `must be whole seconds, at least 1s, got ${ms} ms`);
+  }
+  return ms;
 }
 
 /** The URL with any password masked, safe to print. */

@@ -18,8 +18,12 @@ export const ADMIT_PAYLOAD = 'admit';
 /** The relay's queue: the ids of outbox events not fanned out yet (migration 1700000000109). */
 export const UNDISPATCHED_EVENTS = 'webhook_events_undispatched';
 
-/** Puts the events `inserted` (a CTE returning their ids) in the relay's queue. */
-const QUEUE = (inserted: string) => `INSERT INTO ${UNDISPATCHED_EVENTS} (id) SELECT id FROM ${inserted}`;
+/**
+ * Puts the events `inserted` (a CTE returning their ids and event ids) in the relay's queue. The event id
+ * names the outbox partition the relay reads the event from.
+ */
+const QUEUE = (inserted: string) =>
+  `INSERT INTO ${UNDISPATCHED_EVENTS} (id, event_id) SELECT id, event_id FROM ${inserted}`;
 
 /**
  * Writes one outbox row per change and domain event on the write's own connection, before it commits:
@@ -48,7 +52,7 @@ export class OutboxWriter implements WriteListener {
       `WITH inserted AS (
          INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
          SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)
-         RETURNING "id"
+         RETURNING "id", "event_id"
        ), queued AS (${QUEUE('inserted')})
        SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row`,
       [
@@ -76,7 +80,7 @@ export class OutboxWriter implements WriteListener {
     return {
       with: [
         `${outbox} AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
-           SELECT ${id}::text, ${company}, ${name}, ${payload} FROM ${source} WHERE ${source}."changed" RETURNING "id")`,
+           SELECT ${id}::text, ${company}, ${name}, ${payload} FROM ${source} WHERE ${source}."changed" RETURNING "id", "event_id")`,
         `${prefix}queued AS (${QUEUE(outbox)})`,
       ],
       // Evaluated by the statement's SELECT: a CTE that only reads runs only if something reads it.

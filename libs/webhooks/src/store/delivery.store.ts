@@ -10,6 +10,18 @@ import { Admission, DeliveryRow, splitAdmission } from './job-rows.sql';
 import { RECORD_ATTEMPTS } from './record.sql';
 import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
 import { QueuedDelivery, REQUEUE_FAILED, REQUEUE_ONE } from './requeue.sql';
+import {
+  COMPANY_DELIVERIES,
+  DROP_FAILED_IN_EVENT_RANGE,
+  DROP_FAILED_OF_EVENTS,
+  PENDING_EVENTS_OF,
+  PENDING_IN_EVENT_RANGE,
+} from './retention.sql';
+
+/** A connection in a transaction of the caller's (retention checks and drops under its partition lock). */
+export interface InTransaction {
+  query(text: string, params?: unknown[]): Promise<{ rows: any[] }>;
+}
 
 /** An admitted delivery the sweeper checks for a job. */
 export interface AdmittedDelivery {
@@ -130,5 +142,30 @@ export class DeliveryStore {
   /** What an endpoint's deliveries are doing now. */
   async queueCounts(endpoint: string): Promise<QueueCounts> {
     return (await this.pool.query<QueueCounts>(QUEUE_COUNTS, [endpoint])).rows[0];
+  }
+
+  /** Retention: whether a pending delivery needs an event of [from, to) (`from` null: open). */
+  async pendingInEventRange(client: InTransaction, from: string | null, to: string): Promise<boolean> {
+    return (await client.query(PENDING_IN_EVENT_RANGE, [from, to])).rows[0].pending;
+  }
+
+  /** Retention: deletes the failed deliveries of [from, to)'s events, going with them. */
+  async dropFailedInEventRange(client: InTransaction, from: string | null, to: string): Promise<void> {
+    await client.query(DROP_FAILED_IN_EVENT_RANGE, [from, to]);
+  }
+
+  /** Retention: which of these events a pending delivery needs. */
+  async pendingEventsOf(client: InTransaction, events: string[]): Promise<string[]> {
+    return (await client.query(PENDING_EVENTS_OF, [events])).rows.map((row) => row.event_id);
+  }
+
+  /** Retention: deletes the failed deliveries of these events, going with them. */
+  async dropFailedOfEvents(client: InTransaction, events: string[]): Promise<void> {
+    await client.query(DROP_FAILED_OF_EVENTS, [events]);
+  }
+
+  /** How many deliveries a company has. */
+  async companyDeliveries(company: string): Promise<number> {
+    return (await this.pool.query(COMPANY_DELIVERIES, [company])).rows[0].n;
   }
 }

@@ -23,13 +23,22 @@ import { orderingColumns } from './ordering.sql';
  */
 export const FAN_OUT = `
 WITH queued AS (
-  SELECT id FROM ${UNDISPATCHED_EVENTS} ORDER BY id LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED
+  SELECT id, event_id FROM ${UNDISPATCHED_EVENTS} ORDER BY id LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED
 ), dispatched AS (
   DELETE FROM ${UNDISPATCHED_EVENTS} u WHERE u.id = ANY(ARRAY(SELECT id FROM queued))
 ), claimed AS (
   -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
-  -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
-  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
+  -- Each event looked up by its event id, which names its outbox partition (an array of them would be
+  -- looked for in every partition); LIMIT 1 keeps it a look-up per queued event, not a join that walked the
+  -- outbox's whole primary key. An id queued without its event id (by an older writer) is found by id.
+  SELECT e.id, e.event_id, e.company_uuid, e.name FROM queued q
+  CROSS JOIN LATERAL (
+    SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e
+    WHERE e.event_id = q.event_id AND e.id = q.id LIMIT 1
+  ) e
+  UNION ALL
+  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e
+  WHERE e.id = ANY(ARRAY(SELECT id FROM queued WHERE event_id IS NULL))
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
@@ -53,7 +62,7 @@ WITH queued AS (
     CASE WHEN n.admit THEN now() END, CASE WHEN n.admit THEN ${admissionNumber()} END
   FROM (
     SELECT t.id, t.event_id, t.endpoint, t.company_uuid,
-      ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.id = t.id', 't.id')},
+      ${orderingColumns('t.ordered', 'SELECT e.payload FROM webhook_events e WHERE e.event_id = t.event_id', 't.id')},
       row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free AS admit
     FROM targets t JOIN room r ON r.endpoint = t.endpoint
   ) n(id, event_id, endpoint, company_uuid, entity_key, event_seq, admit) ORDER BY n.id

@@ -42,7 +42,11 @@ export const ADMITTED_RETURNING =
 export const jobRows = (a: string) => `
 SELECT ${JOB_COLUMNS.join(', ')}
 FROM ${a} a
-JOIN webhook_events e ON e.event_id = a.event_id
+-- Its event: one look-up by event id, which names the outbox partition (as a join, a partition with no
+-- statistics could be planned as a walk of its whole index, filtered).
+CROSS JOIN LATERAL (
+  SELECT e.event_id, e.name, e.payload FROM webhook_events e WHERE e.event_id = a.event_id LIMIT 1
+) e
 -- A look-up by key per row (LIMIT 1 keeps the planner from flattening it into a join, which a generic plan
 -- made with few endpoints turned into a walk of the whole endpoint index per admitted delivery).
 CROSS JOIN LATERAL (

@@ -3,6 +3,13 @@ import { FAN_OUT } from './fan-out.sql';
 import { RECORD_ATTEMPTS } from './record.sql';
 import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
 import { REQUEUE_FAILED, REQUEUE_ONE } from './requeue.sql';
+import {
+  COMPANY_DELIVERIES,
+  DROP_FAILED_IN_EVENT_RANGE,
+  DROP_FAILED_OF_EVENTS,
+  PENDING_EVENTS_OF,
+  PENDING_IN_EVENT_RANGE,
+} from './retention.sql';
 
 /**
  * Every statement over webhook_deliveries, by the name of its snapshot (snapshots/<name>.sql): the text
@@ -22,4 +29,9 @@ export const DELIVERY_STATEMENTS: Record<string, string> = {
   'queue-counts': QUEUE_COUNTS,
   'requeue-failed': REQUEUE_FAILED,
   'requeue-one': REQUEUE_ONE,
+  'pending-in-event-range': PENDING_IN_EVENT_RANGE,
+  'drop-failed-in-event-range': DROP_FAILED_IN_EVENT_RANGE,
+  'pending-events-of': PENDING_EVENTS_OF,
+  'drop-failed-of-events': DROP_FAILED_OF_EVENTS,
+  'company-deliveries': COMPANY_DELIVERIES,
 };

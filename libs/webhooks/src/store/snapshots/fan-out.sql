@@ -1,11 +1,20 @@
 WITH queued AS (
-  SELECT id FROM webhook_events_undispatched ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED
+  SELECT id, event_id FROM webhook_events_undispatched ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED
 ), dispatched AS (
   DELETE FROM webhook_events_undispatched u WHERE u.id = ANY(ARRAY(SELECT id FROM queued))
 ), claimed AS (
   -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
-  -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
-  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
+  -- Each event looked up by its event id, which names its outbox partition (an array of them would be
+  -- looked for in every partition); LIMIT 1 keeps it a look-up per queued event, not a join that walked the
+  -- outbox's whole primary key. An id queued without its event id (by an older writer) is found by id.
+  SELECT e.id, e.event_id, e.company_uuid, e.name FROM queued q
+  CROSS JOIN LATERAL (
+    SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e
+    WHERE e.event_id = q.event_id AND e.id = q.id LIMIT 1
+  ) e
+  UNION ALL
+  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e
+  WHERE e.id = ANY(ARRAY(SELECT id FROM queued WHERE event_id IS NULL))
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
@@ -32,7 +41,7 @@ WITH queued AS (
     CASE WHEN n.admit THEN now() END, CASE WHEN n.admit THEN ((SELECT nextval('webhook_admission_seq')) * 1024 + 0) END
   FROM (
     SELECT t.id, t.event_id, t.endpoint, t.company_uuid,
-      CASE WHEN t.ordered THEN (SELECT e.payload FROM webhook_events e WHERE e.id = t.id)->'data'->>'id' END, CASE WHEN t.ordered THEN t.id END,
+      CASE WHEN t.ordered THEN (SELECT e.payload FROM webhook_events e WHERE e.event_id = t.event_id)->'data'->>'id' END, CASE WHEN t.ordered THEN t.id END,
       row_number() OVER (PARTITION BY t.endpoint ORDER BY t.id) <= r.free AS admit
     FROM targets t JOIN room r ON r.endpoint = t.endpoint
   ) n(id, event_id, endpoint, company_uuid, entity_key, event_seq, admit) ORDER BY n.id
@@ -44,7 +53,11 @@ WITH queued AS (
 SELECT j.*, NULL::uuid AS more, NULL::int AS claimed FROM (
 SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version, a.admission, ep.rate_limit_per_second IS NOT NULL AS limited, (CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) AS cap
 FROM admitted a
-JOIN webhook_events e ON e.event_id = a.event_id
+-- Its event: one look-up by event id, which names the outbox partition (as a join, a partition with no
+-- statistics could be planned as a walk of its whole index, filtered).
+CROSS JOIN LATERAL (
+  SELECT e.event_id, e.name, e.payload FROM webhook_events e WHERE e.event_id = a.event_id LIMIT 1
+) e
 -- A look-up by key per row (LIMIT 1 keeps the planner from flattening it into a join, which a generic plan
 -- made with few endpoints turned into a walk of the whole endpoint index per admitted delivery).
 CROSS JOIN LATERAL (

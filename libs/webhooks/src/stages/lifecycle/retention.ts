@@ -1,0 +1,110 @@
+import { DeliveryStore } from '../../store/delivery.store';
+import { archiveRows } from './partition-archive';
+import { EVENTS, PartitionedTable, defaultPartition, eventIdAt } from './partitioned-tables';
+import { Db, Partition, inLockedTransaction, listPartitions, rotateDefault } from './partitions';
+
+export interface RetentionOptions {
+  store: DeliveryStore;
+  /** WEBHOOKS_ARCHIVE_DIR: each partition is archived there before it is dropped. */
+  archiveDir?: string;
+}
+
+const ARCHIVE_KEY = (table: PartitionedTable) =>
+  table === EVENTS
+    ? { key: 'event_id', keyType: 'text' as const }
+    : { key: 'id', keyType: 'bigint' as const };
+
+/**
+ * Drops the partitions of `table` whose every row is older than `horizon` (ms), and the rows of its default
+ * partition older than it (see rotateDefault); never a DELETE on the table. An events partition is kept
+ * while the relay has not fanned out one of its events or a pending delivery refers to one; its failed
+ * deliveries go with it (recover can only requeue what has its event). Returns about how many rows went.
+ */
+export async function applyRetention(
+  db: Db,
+  table: PartitionedTable,
+  horizon: number,
+  options: RetentionOptions,
+): Promise<number> {
+  let dropped = 0;
+  for (const partition of await listPartitions(db, table)) {
+    if (partition.to > horizon) break;
+    if (await stillNeeded(db, table, partition, options.store)) continue;
+    if (options.archiveDir)
+      await archiveRows(db, options.archiveDir, partition.name, {
+        from: `"${partition.name}"`,
+        ...ARCHIVE_KEY(table),
+      });
+    dropped += await inLockedTransaction(db, false, async () => {
+      // From here no resend can read an event of it; checked again under the lock. The parent first, as
+      // every reader locks them (and DETACH needs it): the partition alone first deadlocked with them.
+      await db.query(`LOCK TABLE ONLY "${table.name}", "${partition.name}" IN ACCESS EXCLUSIVE MODE`);
+      if (await stillNeeded(db, table, partition, options.store)) return 0;
+      if (table === EVENTS)
+        await options.store.dropFailedInEventRange(db, fromBound(partition), eventIdAt(partition.to));
+      const { rows } = await db.query(
+        `SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = $1::regclass`,
+        [partition.name],
+      );
+      await db.query(`ALTER TABLE "${table.name}" DETACH PARTITION "${partition.name}"`);
+      await db.query(`DROP TABLE "${partition.name}"`);
+      return Number(rows[0].n);
+    });
+  }
+  return dropped + (await dropOldDefaultRows(db, table, horizon, options));
+}
+
+const fromBound = (partition: Partition) => (partition.from === -Infinity ? null : eventIdAt(partition.from));
+
+async function stillNeeded(db: Db, table: PartitionedTable, partition: Partition, store: DeliveryStore) {
+  if (table !== EVENTS) return false;
+  const { rows } = await db.query(
+    `SELECT EXISTS (SELECT 1 FROM webhook_events_undispatched u JOIN "${partition.name}" e ON e.id = u.id) AS queued`,
+  );
+  return (
+    rows[0].queued || (await store.pendingInEventRange(db, fromBound(partition), eventIdAt(partition.to)))
+  );
+}
+
+/**
+ * The default partition holds rows no range covered when they were written (no worker or migrate ran for
+ * longer than the partitions ahead, or an id not made by newEventId). Those older than the horizon go by
+ * replacing it (rotateDefault), unless still needed as above.
+ */
+async function dropOldDefaultRows(
+  db: Db,
+  table: PartitionedTable,
+  horizon: number,
+  options: RetentionOptions,
+) {
+  const name = defaultPartition(table);
+  const old = `"${name}" r WHERE r."${table.key}" < ${table.bound(horizon)}`;
+  if (!(await db.query(`SELECT 1 FROM ${old} LIMIT 1`)).rows.length) return 0;
+  return inLockedTransaction(db, false, async () => {
+    await db.query(`LOCK TABLE ONLY "${table.name}", "${name}" IN ACCESS EXCLUSIVE MODE`);
+    let going = `r."${table.key}" < ${table.bound(horizon)}`;
+    const params: unknown[] = [];
+    if (table === EVENTS) {
+      const ids: string[] = (await db.query(`SELECT event_id FROM ${old}`)).rows.map((row) => row.event_id);
+      const queued = await db.query(
+        `SELECT e.event_id FROM "${name}" e JOIN webhook_events_undispatched u ON u.id = e.id`,
+      );
+      const needed = new Set([
+        ...(await options.store.pendingEventsOf(db, ids)),
+        ...queued.rows.map((row) => row.event_id as string),
+      ]);
+      params.push(ids.filter((id) => !needed.has(id)));
+      if (!(params[0] as string[]).length) return 0;
+      going = `r.event_id = ANY($1::text[])`;
+      await options.store.dropFailedOfEvents(db, params[0] as string[]);
+    }
+    if (options.archiveDir)
+      await archiveRows(db, options.archiveDir, `${name}_${Date.now()}`, {
+        from: `"${name}"`,
+        ...ARCHIVE_KEY(table),
+        where: going,
+        params,
+      });
+    return rotateDefault(db, table, `NOT (${going.replace(/\br\./g, 'o.')})`, params);
+  });
+}

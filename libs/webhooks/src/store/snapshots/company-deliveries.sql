@@ -1,0 +1,1 @@
+SELECT count(*)::int AS n FROM webhook_deliveries WHERE company_uuid = $1

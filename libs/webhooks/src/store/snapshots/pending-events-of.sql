@@ -1,0 +1,1 @@
+SELECT DISTINCT d.event_id FROM webhook_deliveries d WHERE d.event_id = ANY($1::text[]) AND d.status <> 'failed'

@@ -1,0 +1,1 @@
+SELECT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE ($1::text IS NULL OR d.event_id >= $1) AND d.event_id < $2 AND d.status <> 'failed') AS pending
