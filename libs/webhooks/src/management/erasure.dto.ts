@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { orNull } from '@wharf/core';
 import { IsNotEmpty, IsString, IsUUID } from 'class-validator';
 
 /** `POST /int/v1/erasures`: the record whose data is erased from stored payloads and request logs. */
@@ -26,10 +27,10 @@ export const ERASURE_SCHEMA: SchemaObject = {
         resource: { type: 'string' },
         record_id: { type: 'string', format: 'uuid' },
         rows_redacted: { type: 'integer', description: 'Event and request-log rows redacted so far.' },
-        requested_by: { type: 'string', format: 'uuid', nullable: true, description: 'The API key.' },
-        error: { type: 'string', nullable: true },
+        requested_by: orNull({ type: 'string', format: 'uuid', description: 'The API key.' }),
+        error: orNull({ type: 'string' }),
         created_at: { type: 'string', format: 'date-time' },
-        finished_at: { type: 'string', format: 'date-time', nullable: true },
+        finished_at: orNull({ type: 'string', format: 'date-time' }),
       },
       required: ['uuid', 'status', 'resource', 'record_id', 'rows_redacted', 'requested_by', 'created_at'],
     },

@@ -28,7 +28,12 @@ export class ErasuresController {
   }
 
   @Get(':uuid')
-  @ApiOperation({ operationId: 'getErasure', summary: 'An erasure job and its audit' })
+  @ApiOperation({
+    operationId: 'getErasure',
+    summary: 'An erasure job and its audit',
+    description:
+      'Poll this until `status` is `done` or `failed`: who asked, when, and how many rows were redacted.',
+  })
   @ApiUuidParam()
   @ApiOkResponse({ description: 'The erasure job.', schema: ERASURE_SCHEMA })
   find(@Param('uuid') uuid: string) {
