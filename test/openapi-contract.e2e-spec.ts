@@ -364,6 +364,13 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
     receiver.respond = () => ({ status: 200, body: 'not the challenge' });
     await expectStatus(422, 'verifyWebhookEndpoint', { params: { uuid: endpoint.uuid } });
 
+    // An erasure of the driver's data: queued (202), then polled.
+    const erasure = (
+      await expectStatus(202, 'createErasure', { body: { resource: 'driver', id: driver.uuid } })
+    ).erasure;
+    await expectStatus(200, 'getErasure', { params: { uuid: erasure.uuid } });
+    await expectStatus(422, 'createErasure', { body: { resource: 'no-such-resource', id: driver.uuid } });
+
     // Actions refused by their rules, then the deletes.
     await expectStatus(422, 'moveOrderStatus', { params: { uuid: order.uuid }, body: { status: 'created' } });
     await expectStatus(422, 'recordDriverLocation', {

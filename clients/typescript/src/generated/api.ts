@@ -463,7 +463,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An erasure job and its audit */
+        /**
+         * An erasure job and its audit
+         * @description Poll this until `status` is `done` or `failed`: who asked, when, and how many rows were redacted.
+         */
         get: operations["getErasure"];
         put?: never;
         post?: never;
@@ -3662,6 +3665,9 @@ export interface operations {
             /** @description The erasure job. */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,12 +3696,15 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getErasure: {
@@ -3713,6 +3722,10 @@ export interface operations {
             /** @description The erasure job. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,10 +3754,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVehicles: {
