@@ -21,6 +21,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WAREHOUSES = Number(process.env.BENCH_WAREHOUSES ?? 10_000);
+/** BENCH_ROUTES: a comma-separated selection of the routes below (e.g. `GET one,PUT`) to profile one. */
+const ONLY = process.env.BENCH_ROUTES?.split(',');
 const PORTS = { api: 3911, limit: 3912, peer: 3913 } as const;
 type Side = keyof typeof PORTS;
 const SIDES = Object.keys(PORTS) as Side[];
@@ -234,7 +236,7 @@ async function main() {
     await compareShapes(targets, api_key, uuids[0]);
     const results: Record<string, Record<Side, Measure[]>> = {};
 
-    for (const [name, options] of Object.entries(plan)) {
+    for (const [name, options] of Object.entries(plan).filter(([route]) => !ONLY || ONLY.includes(route))) {
       results[name] = { api: [], limit: [], peer: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate which side goes first so drift (caches, autovacuum) hits all alike.
@@ -260,7 +262,7 @@ async function main() {
       ]);
     const withEndpoints: Measure[] = [];
     const pairedWithout: Measure[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < (ONLY && !ONLY.includes('POST') ? 0 : ROUNDS); round++) {
       await setEndpoints('disabled');
       pairedWithout.push(await measure(targets.api, api.pid!, plan.POST));
       await setEndpoints('enabled');

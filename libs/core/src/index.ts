@@ -25,6 +25,7 @@ export * from './http/all-exceptions.filter';
 export * from './http/cors';
 export * from './http/fastify-setup';
 export * from './http/pointer';
+export * from './http/json-text';
 export * from './logging/logger';
 export * from './openapi/dto-schema';
 export * from './openapi/openapi';

@@ -6,6 +6,7 @@ import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorObject } from './api-error';
 import { checkQuery, parseJsonBody } from './input-guard';
+import { JsonText } from './json-text';
 import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -115,6 +116,10 @@ export function configureHttp(app: NestFastifyApplication): void {
         done(error as Error, undefined);
       }
     },
+  );
+  // JSON text PostgreSQL built goes out as it is; everything else as Fastify writes it without a schema.
+  fastify.setReplySerializer((payload) =>
+    payload instanceof JsonText ? payload.text : JSON.stringify(payload),
   );
   fastify.addHook('preValidation', (request, _reply, done) => {
     try {

@@ -51,7 +51,7 @@ const ROUTES: Route[] = [
     params: [Query()],
     call: (e) =>
       function (q) {
-        return this[SERVICES].for(e).list(q);
+        return this[SERVICES].for(e).listJson(q);
       },
   },
   {
@@ -61,7 +61,7 @@ const ROUTES: Route[] = [
     params: [Param('uuid')],
     call: (e) =>
       function (u) {
-        return this[SERVICES].for(e).find(u);
+        return this[SERVICES].for(e).findJson(u);
       },
   },
   {
@@ -72,7 +72,7 @@ const ROUTES: Route[] = [
     status: 201,
     call: (e) =>
       function (b) {
-        return this[SERVICES].for(e).create(b);
+        return this[SERVICES].for(e).createJson(b);
       },
   },
   {
@@ -82,7 +82,7 @@ const ROUTES: Route[] = [
     params: [Param('uuid'), Body()],
     call: (e) =>
       function (u, b) {
-        return this[SERVICES].for(e).update(u, b);
+        return this[SERVICES].for(e).updateJson(u, b);
       },
   },
   {
@@ -92,7 +92,7 @@ const ROUTES: Route[] = [
     params: [Param('uuid'), Body()],
     call: (e) =>
       function (u, b) {
-        return this[SERVICES].for(e).update(u, b);
+        return this[SERVICES].for(e).updateJson(u, b);
       },
   },
   {
