@@ -4,12 +4,14 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   AppConfig,
   PinoNestLogger,
+  configureAccess,
   configureCors,
   checkSchema,
   configureHttp,
   createFastifyAdapter,
   createLogger,
   instrumentHttp,
+  serveResourceRoutes,
   setupOpenApi,
 } from '@wharf/core';
 import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
@@ -37,6 +39,8 @@ export async function createApi(
   );
   await configureCors(app, config);
   configureHttp(app);
+  configureAccess(app);
+  serveResourceRoutes(app);
   instrumentHttp(app, config);
   setupOpenApi(app);
   serveConsole(app);

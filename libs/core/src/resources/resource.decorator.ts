@@ -19,6 +19,14 @@ import { resourceModel } from './resource-model.decorator';
 import { ResourceServices } from './resource-services';
 
 const RESOURCE_ENTITY = Symbol('wharf:resource');
+/** On a generated route method: which resource and route it serves (see serveResourceRoutes). */
+export const RESOURCE_ROUTE = Symbol('wharf:resource-route');
+
+/** What a generated route method serves. */
+export interface ResourceRoute {
+  entity: Type;
+  method: ResourceRouteMethod;
+}
 const SERVICES = Symbol('wharf:resource-services');
 
 interface ResourceHandlers {
@@ -137,6 +145,11 @@ export function Resource(entity: Type, options: ResourceOptions = {}): ClassDeco
         writable: true,
         configurable: true,
       });
+      Reflect.defineMetadata(
+        RESOURCE_ROUTE,
+        { entity, method: route.method } satisfies ResourceRoute,
+        handler,
+      );
       const descriptor = Object.getOwnPropertyDescriptor(prototype, route.method)!;
       route.params.forEach((decorate, index) => decorate(prototype, route.method, index));
       Reflect.defineMetadata(
