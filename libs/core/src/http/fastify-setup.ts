@@ -7,6 +7,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { errorObject } from './api-error';
 import { checkQuery, parseJsonBody } from './input-guard';
 import { JsonText } from './json-text';
+import { lazyChildLogger } from '../logging/logger';
 import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -78,6 +79,7 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     loggerInstance: logger as never,
+    childLoggerFactory: lazyChildLogger as never,
     trustProxy: true,
     clientErrorHandler,
     // Router-level refusals (a path that is not valid percent-encoding, an over-long path parameter).
