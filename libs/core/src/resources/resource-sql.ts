@@ -227,7 +227,8 @@ export const scopedSql = {
       const own = new Params();
       own.values.push(...params.values.slice(0, parsed));
       const text = pageStatement(def, company, query, own, limit, countLimit, matchesFirst, knownTotal);
-      const [row] = await sql.rows(text, own.values);
+      // Prepared: a list route sends the same few shapes over and over (statementName bounds how many).
+      const [row] = await sql.rows(text, own.values, true);
       return {
         records: (row.records as string | null) ?? '[]',
         fetched: Number(row.fetched ?? 0),
