@@ -4,6 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   AppConfig,
   PinoNestLogger,
+  configureAccess,
   configureCors,
   checkSchema,
   configureHttp,
@@ -12,6 +13,7 @@ import {
   createLogger,
   instrumentHttp,
   logRequests,
+  serveResourceRoutes,
   setupOpenApi,
 } from '@wharf/core';
 import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
@@ -41,6 +43,8 @@ export async function createApi(
   configureHttpConventions(app);
   await configureCors(app, config);
   configureHttp(app);
+  configureAccess(app);
+  serveResourceRoutes(app);
   instrumentHttp(app, config);
   logRequests(app, config);
   setupOpenApi(app);

@@ -1,12 +1,13 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccountsService } from './accounts.service';
-import { ApiKeyGuard } from './api-key.guard';
-import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimiter } from './rate-limiter';
 
-/** Every route is authenticated unless @Public(), rate limited per key, and runs in its company's scope (RequestContext). */
+/**
+ * Every route is authenticated unless @Public(), rate limited per key, and runs in its company's scope
+ * (RequestContext): see configureAccess, which the api calls.
+ */
 @Global()
 @Module({
   providers: [
@@ -15,9 +16,8 @@ import { RateLimitGuard } from './rate-limit.guard';
       useFactory: (dataSource: DataSource) => new AccountsService(dataSource),
       inject: [getDataSourceToken()],
     },
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
+    RateLimiter,
   ],
-  exports: [AccountsService],
+  exports: [AccountsService, RateLimiter],
 })
 export class AuthModule {}

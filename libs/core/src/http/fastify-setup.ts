@@ -6,6 +6,8 @@ import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorObject } from './api-error';
 import { checkQuery, parseJsonBody } from './input-guard';
+import { JsonText } from './json-text';
+import { lazyChildLogger } from '../logging/logger';
 import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -87,6 +89,7 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
     loggerInstance: logger as never,
     // logRequests writes one line per request instead, and only where it is wanted.
     logController: quietRequests(),
+    childLoggerFactory: lazyChildLogger as never,
     trustProxy: true,
     clientErrorHandler,
     // Router-level refusals (a path that is not valid percent-encoding, an over-long path parameter).
@@ -125,6 +128,10 @@ export function configureHttp(app: NestFastifyApplication): void {
         done(error as Error, undefined);
       }
     },
+  );
+  // JSON text PostgreSQL built goes out as it is; everything else as Fastify writes it without a schema.
+  fastify.setReplySerializer((payload) =>
+    payload instanceof JsonText ? payload.text : JSON.stringify(payload),
   );
   fastify.addHook('preValidation', (request, _reply, done) => {
     try {

@@ -76,3 +76,74 @@ export class PinoNestLogger implements LoggerService {
     this.write('fatal', message, params);
   }
 }
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger that becomes `parent.child(bindings)` at its first enabled call: Fastify makes a child
+ * per request (its request id bound), and pino builds and redacts its bindings at once, for logs that at the
+ * production level are almost never written.
+ */
+class LazyChildLogger {
+  private made?: Logger;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: pino.Bindings,
+    private readonly options: pino.ChildLoggerOptions,
+  ) {}
+
+  private real(): Logger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.made ?? this.parent).isLevelEnabled(level);
+  }
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.real().child(bindings, options);
+  }
+
+  private write(level: Level, args: unknown[]): void {
+    if (!this.isLevelEnabled(level)) return;
+    const log: (...values: unknown[]) => void = this.real()[level].bind(this.real());
+    log(...args);
+  }
+
+  fatal(...args: unknown[]) {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.write('trace', args);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: each request's logger made only when it first writes (see LazyChildLogger). */
+export function lazyChildLogger(
+  parent: Logger,
+  bindings: pino.Bindings,
+  options: pino.ChildLoggerOptions,
+): Logger {
+  return new LazyChildLogger(parent, bindings, options) as unknown as Logger;
+}

@@ -1,45 +1,5 @@
 import type { ResourceDefinition } from './resource-definition';
-import type { ResourceRow } from './resource-hooks';
-import type { Sql } from './resource-sql';
-import { Params, UUID, bind, ident, literal } from './sql';
-
-/** What one locked update found and did. */
-export interface LockedUpdate {
-  /** The stored row as it was, locked until the transaction ends. */
-  before: ResourceRow;
-  /** The columns the statement wrote: those whose value `IS DISTINCT FROM` the stored one. */
-  written: string[];
-  /** The row as written; undefined when no column differed (then nothing was written, `updated_at` kept). */
-  after?: ResourceRow;
-}
-
-/**
- * Locks the caller's record, writes the columns of `values` that differ from it and returns the row before
- * and after: one statement where a locking SELECT and an UPDATE were two. `values` must not be empty.
- * Undefined when the caller has no such record.
- */
-export async function lockAndUpdate(
-  sql: Sql,
-  def: ResourceDefinition,
-  company: string,
-  uuid: string,
-  values: Record<string, unknown>,
-): Promise<LockedUpdate | undefined> {
-  if (!UUID.test(uuid)) return undefined;
-  const params = new Params();
-  const columns = Object.keys(values);
-  const written = columns.map((column, i) => `CASE WHEN d."f${i}" THEN ${literal(column)} END`);
-  const rows = await sql.rows(
-    `WITH ${lockedUpdateCtes(def, params.add(company), params.add(uuid), columns, (column) => bind(def, params, column, values[column]), 'FOR UPDATE')}
-     SELECT false AS "__after", array_remove(ARRAY[${written.join(', ')}]::text[], NULL) AS "__written", b.* FROM b, d
-     UNION ALL SELECT true, NULL, u.* FROM u`,
-    params.values,
-  );
-  const before = rows.find((row) => !row.__after);
-  if (!before) return undefined;
-  const after = rows.find((row) => row.__after);
-  return { before: rowOf(before), written: before.__written as string[], after: after && rowOf(after) };
-}
+import { ident } from './sql';
 
 /**
  * The CTEs of a locked update of the caller's record (both placeholders given): `b` the stored row, locked
@@ -74,9 +34,3 @@ export function lockedUpdateCtes(
 
 /** Whether any column of a locked update differs (see lockedUpdateCtes). */
 export const anyDiffers = (columns: string[]) => columns.map((_, i) => `d."f${i}"`).join(' OR ');
-
-function rowOf({ __after, __written, ...row }: ResourceRow): ResourceRow {
-  void __after;
-  void __written;
-  return row;
-}

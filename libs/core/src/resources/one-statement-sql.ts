@@ -42,11 +42,23 @@ interface WriteShape {
 const MAX_SHAPES = 64;
 const shapes = new WeakMap<ResourceDefinition, Map<string, WriteShape>>();
 
+/** A write in a transaction: its change is recorded on the transaction, not by listeners in the statement. */
+const NO_LISTENERS: WriteListener[] = [];
+
+/** What a one-statement write gives back: the record as served (JSON text) and, for an update, what changed. */
+export interface WrittenRecord {
+  record: string;
+  /** `{column: [before, after]}` as served, of the columns SQL found different (an update's). */
+  changes: Record<string, [unknown, unknown]> | null;
+  /** False for an update that changed nothing (nothing written, no event). */
+  changed: boolean;
+}
+
 /**
  * The statement around a change: the write's CTEs, the `s` CTE the listeners read (see StatementChange),
- * then each listener's parts. Built once per shape (action and columns written) and then only given new
- * values: building and naming it, listeners' parts included, would otherwise be repeated on every write.
- * Prepared: a route sends the same few shapes over and over.
+ * then each listener's parts. Built once per shape (action, columns written, listeners) and then only given
+ * new values; prepared: a route sends the same few shapes over and over. Inside a transaction the change is
+ * recorded like any other (see ResourceWriter.recordChange), so no listener part is added.
  */
 async function run(
   sql: Sql,
@@ -55,8 +67,8 @@ async function run(
   input: ShapeInput,
   listeners: WriteListener[],
   build: (params: Params<ShapeInput>) => { write: string; source: string; company: string },
-): Promise<Record_ | undefined> {
-  const key = `${action}:${Object.keys(input.values).join('\0')}`;
+): Promise<WrittenRecord | undefined> {
+  const key = `${action}:${listeners === NO_LISTENERS}:${Object.keys(input.values).join('\0')}`;
   let known = shapes.get(def);
   if (!known) shapes.set(def, (known = new Map()));
   const shape = known.get(key);
@@ -72,13 +84,15 @@ async function run(
       listener.inStatement!({ resource: def, action, params, company, source: 's', prefix: `l${i}_` }),
     );
     const ctes = [write, `s AS (${source})`, ...parts.flatMap((part) => part.with)];
-    const select = ['s."record"', ...parts.flatMap((part) => part.select)];
+    const select = ['s."record"', 's."changes"', 's."changed"', ...parts.flatMap((part) => part.select)];
     text = `WITH ${ctes.join(',\n')}\nSELECT ${select.join(', ')} FROM s`;
     values = params.values;
     if (known.size < MAX_SHAPES) known.set(key, { text, params, listeners });
   }
   const [row] = await sql.rows(text, values, true);
-  return row?.record as Record_ | undefined;
+  return (
+    row && { record: row.record as string, changes: row.changes ?? null, changed: row.changed as boolean }
+  );
 }
 
 /**
@@ -92,7 +106,7 @@ export function insertInOneStatement(
   company: string,
   values: Record_,
   listeners: WriteListener[],
-): Promise<Record_ | undefined> {
+): Promise<WrittenRecord | undefined> {
   values = inDeclarationOrder(def, values);
   return run(sql, def, 'created', { values, company }, listeners, (params) => {
     const columns = Object.keys(values);
@@ -108,15 +122,15 @@ export function insertInOneStatement(
 }
 
 /**
- * Locks the caller's record, writes the columns of `values` that differ from it (`updated_at` only then),
- * reads it back as served and lets the listeners record the change — `{column: [old, new]}` as served, of
- * the columns SQL found different — in one statement committed on its own. Undefined when there is no
- * such record.
+ * The one statement of every update of a record's own columns: locks the caller's record, writes the
+ * columns of `values` (non-empty) that differ from it (`updated_at` only then), reads it back as served and,
+ * given listeners, lets them record the change — `{column: [old, new]}` as served, of the columns SQL found
+ * different. Undefined when there is no such record.
  *
- * The lock is NOWAIT: a record another write holds fails at once with LOCK_NOT_AVAILABLE (the caller then
- * writes in a transaction, waiting for it). This bounds what the read-back can miss: its embeds are read
- * from the statement's snapshot, so a waited-for lock would have them as they were before the holder
- * committed; without waiting they are as of this statement's start.
+ * With listeners it runs on its own and its lock is NOWAIT: a record another write holds fails at once with
+ * LOCK_NOT_AVAILABLE, and the caller writes in a transaction that waits for it. Its embeds are read from the
+ * statement's snapshot: after a wait they would be as they were before the holder committed. In a
+ * transaction (no listeners) the caller holds the lock already, and the change is recorded on it.
  */
 export function updateInOneStatement(
   sql: Sql,
@@ -124,19 +138,23 @@ export function updateInOneStatement(
   company: string,
   uuid: string,
   values: Record_,
-  listeners: WriteListener[],
-): Promise<Record_ | undefined> {
+  /** The listeners of a write on its own; `inTransaction` for one in a transaction holding the lock. */
+  listeners: WriteListener[] | 'inTransaction',
+): Promise<WrittenRecord | undefined> {
   if (!UUID.test(uuid)) return Promise.resolve(undefined);
   values = inDeclarationOrder(def, values);
-  return run(sql, def, 'updated', { values, company, uuid }, listeners, (params) => {
+  const alone = listeners !== 'inTransaction';
+  const lock = alone ? 'FOR UPDATE NOWAIT' : 'FOR UPDATE';
+  return run(sql, def, 'updated', { values, company, uuid }, alone ? listeners : NO_LISTENERS, (params) => {
     const columns = Object.keys(values);
     const companyParam = params.fresh((i) => i.company);
     const uuidParam = params.fresh((i) => i.uuid);
     const value = (column: string) => params.fresh((i) => columnValue(def, column, i.values[column]));
-    const write = `${lockedUpdateCtes(def, companyParam, uuidParam, columns, value, 'FOR UPDATE NOWAIT')},
+    const write = `${lockedUpdateCtes(def, companyParam, uuidParam, columns, value, lock)},
     r AS (SELECT * FROM u UNION ALL SELECT b.* FROM b WHERE NOT EXISTS (SELECT 1 FROM u))`;
     const pairs = columns.map((column, i) => {
-      const info = def.columns.get(column)!;
+      // A hidden column (a hook may write one) is no column of the record: its value as PostgreSQL writes it.
+      const info = def.columns.get(column) ?? { name: column, kind: 'string' as const };
       return `(${literal(column)}, d."f${i}", json_build_array(${wireValue('b', info)}, ${wireValue('r', info)}))`;
     });
     const changes = `(SELECT json_object_agg(c.k, c.v) FROM (VALUES ${pairs.join(', ')}) c(k, f, v) WHERE c.f)`;

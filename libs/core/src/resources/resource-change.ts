@@ -53,7 +53,8 @@ export interface StatementChange {
   resource: ResourceDefinition;
   action: 'created' | 'updated';
   /**
-   * A CTE of at most one row: `record` (json, the record as served), `changes` (json `{field: [old, new]}`
+   * A CTE of at most one row: `record` (text: the record as served, compact JSON whose first key is `id`),
+   * `changes` (json `{field: [old, new]}`
    * of an update, NULL for a create) and `changed` (false for an update that changed nothing: no event).
    */
   source: string;

@@ -1,10 +1,12 @@
 import { RequestContext } from '../tenancy/request-context';
 import { FrequentGrams } from './frequent-grams';
-import { encodeCursor } from './list-cursor';
+import { JsonText } from '../http/json-text';
+import { SortKey, encodeCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, parseListQuery } from './list-query';
 import { ResourceDefinition } from './resource-definition';
 import { notFound } from './resource-errors';
 import type { ResourceRow } from './resource-hooks';
+import { needsNormalising } from './record-sql';
 import { serializeOne } from './resource-serializer';
 import { Sql, scopedSql } from './resource-sql';
 import { Params } from './sql';
@@ -22,13 +24,14 @@ export class ResourceReader {
     this.frequentGrams = new FrequentGrams(def, sql);
   }
 
-  async list(query: Record<string, unknown>) {
+  /** A page of records and its `meta`, as the JSON text of the response. */
+  async list(query: Record<string, unknown>): Promise<JsonText> {
     const company = RequestContext.companyUuid();
     const params = new Params();
     const parsed = parseListQuery(query ?? {}, this.def, params);
     const { limit, offset } = parsed;
     // One row past the page tells whether a next cursor exists; the count stops past EXACT_TOTAL_LIMIT.
-    const { records, total: counted } = await scopedSql.pageRecords(
+    const page = await scopedSql.pageRecords(
       this.sql,
       this.def,
       company,
@@ -36,33 +39,42 @@ export class ResourceReader {
       params,
       limit + 1,
     );
-    const more = records.length > limit;
-    if (more) records.pop();
-    const last = records[records.length - 1];
-    const exact = counted <= EXACT_TOTAL_LIMIT;
+    const more = page.fetched > limit;
+    const shown = Math.min(page.fetched, limit);
+    const exact = page.total <= EXACT_TOTAL_LIMIT;
     // Past the limit the total is a lower bound that always admits the next page: a client paging by
     // `last_page` (Ember's) keeps going while there is more, and the last page's total is exact again.
-    const seen = parsed.cursor ? 0 : offset + records.length + (more ? 1 : 0);
-    const total = exact ? counted : Math.max(EXACT_TOTAL_LIMIT, seen);
-    return {
-      [this.def.keys.plural]: records,
-      meta: {
-        total,
-        total_exact: exact || (!parsed.cursor && !more && records.length > 0),
-        per_page: limit,
-        current_page: parsed.cursor ? null : Math.floor(offset / limit) + 1,
-        last_page: Math.max(1, Math.ceil(total / limit)),
-        from: records.length && !parsed.cursor ? offset + 1 : null,
-        to: records.length && !parsed.cursor ? offset + records.length : null,
-        next_cursor: more ? encodeCursor(parsed.sort, parsed.sortKeys, last) : null,
-      },
+    const seen = parsed.cursor ? 0 : offset + shown + (more ? 1 : 0);
+    const total = exact ? page.total : Math.max(EXACT_TOTAL_LIMIT, seen);
+    const meta = {
+      total,
+      total_exact: exact || (!parsed.cursor && !more && shown > 0),
+      per_page: limit,
+      current_page: parsed.cursor ? null : Math.floor(offset / limit) + 1,
+      last_page: Math.max(1, Math.ceil(total / limit)),
+      from: shown && !parsed.cursor ? offset + 1 : null,
+      to: shown && !parsed.cursor ? offset + shown : null,
+      next_cursor: more && page.last ? this.cursorAfter(parsed.sort, parsed.sortKeys, page.last) : null,
     };
+    const records = needsNormalising(this.def) ? JSON.stringify(JSON.parse(page.records)) : page.records;
+    return new JsonText(
+      `{${JSON.stringify(this.def.keys.plural)}:${records},"meta":${JSON.stringify(meta)}}`,
+    );
   }
 
-  async find(uuid: string): Promise<Record<string, unknown>> {
+  /** The cursor after the record whose sort values and uuid `last` holds (see PageRecords.last). */
+  private cursorAfter(sort: string, keys: SortKey[], last: string): string {
+    const values = JSON.parse(last) as unknown[];
+    const record: Record<string, unknown> = { uuid: values[keys.length] };
+    keys.forEach((key, i) => (record[key.column.name] = values[i]));
+    return encodeCursor(sort, keys, record);
+  }
+
+  /** One record as served, embeds included, as JSON text; 404 if the caller has none. */
+  async find(uuid: string): Promise<string> {
     const record = await scopedSql.findRecord(this.sql, this.def, RequestContext.companyUuid(), uuid);
-    if (!record) throw notFound(this.def, uuid);
-    return record;
+    if (record === undefined) throw notFound(this.def, uuid);
+    return needsNormalising(this.def) ? JSON.stringify(JSON.parse(record)) : record;
   }
 
   async lockIn(tx: WriteTransaction, uuid: string): Promise<ResourceRow> {

@@ -53,7 +53,7 @@ export async function serializeOne(
   // With embeds, reading the record back whole is one statement instead of one per relationship.
   if (def.embeds.length) {
     const record = await scopedSql.findRecord(sql, def, company, row.uuid);
-    if (record) return record;
+    if (record !== undefined) return JSON.parse(record) as Record_;
   }
   return (await serialize(sql, def, company, [row]))[0];
 }

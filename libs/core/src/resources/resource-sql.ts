@@ -3,9 +3,8 @@ import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
 import { clientOf } from '../database/typeorm-pg';
 import { EXACT_TOTAL_LIMIT, type ListQuery, searchIndexed } from './list-query';
-import { recordExpression } from './record-sql';
+import { jsonValue, recordExpression } from './record-sql';
 import { ResourceDefinition } from './resource-definition';
-import { lockAndUpdate } from './locked-update-sql';
 import { Params, UUID, bind, ident, literal } from './sql';
 
 /** Anything that can run a statement and give back rows. */
@@ -192,9 +191,7 @@ export const scopedSql = {
     ]);
   },
 
-  lockAndUpdate,
-
-  /** One record as served, embeds included: one prepared statement. */
+  /** One record as served, embeds included, as JSON text: one prepared statement. */
   async findRecord(sql: Sql, def: ResourceDefinition, company: string, uuid: string) {
     if (!UUID.test(uuid)) return undefined;
     let text = findRecordStatements.get(def);
@@ -205,13 +202,15 @@ export const scopedSql = {
       findRecordStatements.set(def, text);
     }
     const [row] = await sql.rows(text, [uuid, company], true);
-    return row?.record as Record<string, unknown> | undefined;
+    return row?.record as string | undefined;
   },
 
   /**
-   * A page of records as served, embeds included, and the filtered total counted up to `countLimit`
-   * rows (the count stops there): one statement (two for a search matching `countLimit` rows or more). The page is cut first (a top-N read from the
-   * `(company_uuid, <sort column>, id)` index) and only its rows are serialised.
+   * A page of records as served, embeds included, as the JSON text of an array, and the filtered total
+   * counted up to `countLimit` rows (the count stops there): one statement (two for a search matching
+   * `countLimit` rows or more). The page is cut first (a top-N read from the `(company_uuid, <sort column>,
+   * id)` index) and only its rows are serialised. `limit` rows are read, the text holds all but the last
+   * (`fetched` says whether it was there); `last` is the JSON array of the last record's sort values and uuid.
    */
   async pageRecords(
     sql: Sql,
@@ -221,15 +220,21 @@ export const scopedSql = {
     params: Params,
     limit: number,
     countLimit = EXACT_TOTAL_LIMIT + 1,
-  ) {
+  ): Promise<PageRecords> {
     const parsed = params.values.length;
     const run = async (matchesFirst: boolean, knownTotal?: number) => {
       // Each statement binds the parsed conditions' values, then its own.
       const own = new Params();
       own.values.push(...params.values.slice(0, parsed));
       const text = pageStatement(def, company, query, own, limit, countLimit, matchesFirst, knownTotal);
-      const [row] = await sql.rows(text, own.values);
-      return { records: (row.records ?? []) as Record<string, unknown>[], total: Number(row.total) };
+      // Prepared: a list route sends the same few shapes over and over (statementName bounds how many).
+      const [row] = await sql.rows(text, own.values, true);
+      return {
+        records: (row.records as string | null) ?? '[]',
+        fetched: Number(row.fetched ?? 0),
+        last: row.last as string | null,
+        total: Number(row.total),
+      };
     };
     // A search reads its matches once; only when they reach the count limit is the page cut by the sort
     // index, the count already known.
@@ -239,8 +244,22 @@ export const scopedSql = {
   },
 };
 
+/** What pageRecords reads. */
+export interface PageRecords {
+  /** The JSON text of the page's records (all rows read but the one past the page). */
+  records: string;
+  /** How many rows were read: one more than the page holds when the list goes on. */
+  fetched: number;
+  /** The JSON array of the last record's sort values, then its uuid (null for an empty page). */
+  last: string | null;
+  total: number;
+}
+
 /** What a page statement reads: the parsed list query, and the search index's grams to leave out. */
-export type PageQuery = Pick<ListQuery, 'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek'> & {
+export type PageQuery = Pick<
+  ListQuery,
+  'conditions' | 'searches' | 'orderBy' | 'offset' | 'seek' | 'sortKeys'
+> & {
   frequentGrams?: readonly string[];
 };
 
@@ -267,10 +286,16 @@ export function pageStatement(
   const scoped = [`t."company_uuid" = ${params.add(company)}`, ...query.conditions];
   const conditions = scoped.join(' AND ');
   const table = ident(def.table);
+  const shown = params.add(limit - 1);
+  // The page and the row past it, numbered in order: the text holds the page, `last` the cursor's values.
+  const keys = [...query.sortKeys.map((key) => key.column), { name: 'uuid', kind: 'uuid' as const }];
+  const last = `'[' || ${keys.map((column) => jsonValue('t', column)).join(` || ',' || `)} || ']'`;
   const records = (from: string) =>
-    `(SELECT json_agg(${recordExpression(def, 't')} ORDER BY ${query.orderBy})
-          FROM (SELECT t.* FROM ${table} t WHERE ${from}
-                ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t)`;
+    `(SELECT '[' || string_agg(${recordExpression(def, 't')}, ',' ORDER BY t."__n") FILTER (WHERE t."__n" <= ${shown}) || ']' AS "records",
+         count(*) AS "fetched", max(${last}) FILTER (WHERE t."__n" = ${shown}) AS "last"
+       FROM (SELECT t.*, row_number() OVER (ORDER BY ${query.orderBy}) AS "__n"
+             FROM (SELECT t.* FROM ${table} t WHERE ${from}
+                   ORDER BY ${query.orderBy} LIMIT ${params.add(limit)} OFFSET ${params.add(query.offset)}) t) t)`;
   if (matchesFirst) {
     const cap = params.add(countLimit);
     const seek = query.seek ? ` AND ${query.seek}` : '';
@@ -278,9 +303,9 @@ export function pageStatement(
     const matching = [...scoped, ...indexed].join(' AND ');
     // At the cap the caller pages with the plain statement: sorting 10,001 matches here would be wasted.
     return `WITH m AS MATERIALIZED (SELECT t."id" FROM ${table} t WHERE ${matching} LIMIT ${cap})
-       SELECT (SELECT count(*) FROM m) AS "total",
-         CASE WHEN (SELECT count(*) FROM m) < ${cap}
-              THEN ${records(`t."id" IN (SELECT m."id" FROM m)${seek}`)} END AS "records"`;
+       SELECT (SELECT count(*) FROM m) AS "total", p.*
+       FROM ${records(`t."id" IN (SELECT m."id" FROM m)${seek}`)} p WHERE (SELECT count(*) FROM m) < ${cap}
+       UNION ALL SELECT (SELECT count(*) FROM m), NULL, 0, NULL WHERE (SELECT count(*) FROM m) >= ${cap}`;
   }
   const page = query.seek ? `${conditions} AND ${query.seek}` : conditions;
   const total =
@@ -288,5 +313,5 @@ export function pageStatement(
       ? `(SELECT count(*) FROM (SELECT 1 FROM ${table} t WHERE ${conditions}
                    LIMIT ${params.add(countLimit)}) c)`
       : `${params.add(knownTotal)}::bigint`;
-  return `SELECT ${total} AS "total", ${records(page)} AS "records"`;
+  return `SELECT ${total} AS "total", p.* FROM ${records(page)} p`;
 }

@@ -46,18 +46,24 @@ export class ResourceWriter {
    */
   async createAlone(sql: Sql, company: string, input: WriteInput, listeners: WriteListener[]) {
     if (!this.alone(input, listeners)) return undefined;
-    return this.explained(insertInOneStatement(sql, this.def, company, input.values, listeners));
+    const written = await this.explained(
+      insertInOneStatement(sql, this.def, company, input.values, listeners),
+    );
+    return written?.record;
   }
 
-  /** See createAlone; also undefined when another write holds the record (the transaction waits for it). */
+  /**
+   * See createAlone: the record's JSON text; also undefined when another write holds the record (the
+   * transaction, updateIn, waits for it).
+   */
   async updateAlone(sql: Sql, company: string, uuid: string, input: WriteInput, listeners: WriteListener[]) {
     if (!this.alone(input, listeners) || !Object.keys(input.values).length) return undefined;
     try {
-      const record = await this.explained(
+      const written = await this.explained(
         updateInOneStatement(sql, this.def, company, uuid, input.values, listeners),
       );
-      if (!record) throw notFound(this.def, uuid);
-      return record;
+      if (!written) throw notFound(this.def, uuid);
+      return written.record;
     } catch (error) {
       if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return undefined;
       throw error;
@@ -104,48 +110,38 @@ export class ResourceWriter {
     return record;
   }
 
-  async updateIn(tx: WriteTransaction, before: ResourceRow, input: WriteInput): Promise<Record_> {
+  /**
+   * An update in a transaction: the record locked (unless `before`, its locked row, is given), its to-one
+   * objects and reference checks, its `beforeUpdate` hook and its children first, then its own columns
+   * written and the record read back by the statement every update runs (updateInOneStatement), and the
+   * change recorded with what its children's sync changed.
+   */
+  async updateIn(tx: WriteTransaction, target: string | ResourceRow, input: WriteInput): Promise<Record_> {
+    const before =
+      typeof target === 'string'
+        ? await scopedSql.findOne(tx.sql, this.def, tx.companyUuid, target, true)
+        : target;
+    if (!before) throw notFound(this.def, target as string);
     const values = { ...input.values };
     await this.nested.applyToOne(tx, input, values);
-    const [{ row, changes }] = await this.updateRows(tx, this.def, [
-      { before, values, pointer: ATTRIBUTES_POINTER },
-    ]);
+    await checkReferences(tx, this.def, [{ values, pointer: ATTRIBUTES_POINTER }]);
+    await this.hooksOf(this.def)?.beforeUpdate?.(tx, before, values);
+    const childChanges: Changes = {};
     for (const [embed, items] of input.toMany) {
-      const target = embed.target();
-      const existing = await scopedSql.whereIn(tx.sql, target, tx.companyUuid, embed.column, [before.uuid]);
-      if (await this.nested.syncChildren(tx, embed, row, items, existing)) {
-        changes[embed.property] = [existing.map((child) => strip(target, child)), undefined];
+      const child = embed.target();
+      const existing = await scopedSql.whereIn(tx.sql, child, tx.companyUuid, embed.column, [before.uuid]);
+      if (await this.nested.syncChildren(tx, embed, before, items, existing)) {
+        childChanges[embed.property] = [existing.map((row) => strip(child, row)), undefined];
       }
     }
-    const record = await serializeOne(tx.sql, this.def, tx.companyUuid, row);
-    const change = updatedChange(this.def, record, changes);
-    if (change) await this.recordChange(tx, change);
-    return record;
-  }
-
-  /**
-   * A plain update — no nested object, no reference given, no `beforeUpdate` hook to show the stored row
-   * to — locks and writes its record in one statement instead of a lock and an UPDATE. Undefined, with
-   * nothing run, when `input` needs `updateIn`.
-   */
-  async updatePlainIn(tx: WriteTransaction, uuid: string, input: WriteInput): Promise<Record_ | undefined> {
-    const { values } = input;
-    if (input.toOne.size || input.toMany.size || !Object.keys(values).length) return undefined;
-    if (this.def.references.some((reference) => values[reference.column] != null)) return undefined;
-    if (this.hooksOf(this.def)?.beforeUpdate) return undefined;
-    const locked = await scopedSql.lockAndUpdate(tx.sql, this.def, tx.companyUuid, uuid, values);
-    if (!locked) throw notFound(this.def, uuid);
-    const changes = diff(locked.before, values);
-    // The statement writes what SQL finds different; the diff can find more (a numeric read back as
-    // '1.50' against 1.5, a jsonb's key order): those columns are written as they always were.
-    const rest = Object.keys(changes).filter((column) => !locked.written.includes(column));
-    const row = rest.length
-      ? await scopedSql.update(tx.sql, this.def, tx.companyUuid, uuid, pick(values, rest))
-      : (locked.after ?? locked.before);
-    // With embeds the read-back is a statement of its own: one folded into the lock would read the
-    // children as they were before the lock was granted, missing a concurrent write that held it.
-    const record = await serializeOne(tx.sql, this.def, tx.companyUuid, row);
-    const change = updatedChange(this.def, record, changes);
+    const uuid = before.uuid as string;
+    const written = Object.keys(values).length
+      ? await updateInOneStatement(tx.sql, this.def, tx.companyUuid, uuid, values, 'inTransaction')
+      : undefined;
+    const record = written
+      ? (JSON.parse(written.record) as Record_)
+      : await serializeOne(tx.sql, this.def, tx.companyUuid, before);
+    const change = updatedChange(this.def, record, { ...(written?.changes ?? {}), ...childChanges });
     if (change) await this.recordChange(tx, change);
     return record;
   }

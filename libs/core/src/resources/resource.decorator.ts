@@ -19,6 +19,14 @@ import { resourceModel } from './resource-model.decorator';
 import { ResourceServices } from './resource-services';
 
 const RESOURCE_ENTITY = Symbol('wharf:resource');
+/** On a generated route method: which resource and route it serves (see serveResourceRoutes). */
+export const RESOURCE_ROUTE = Symbol('wharf:resource-route');
+
+/** What a generated route method serves. */
+export interface ResourceRoute {
+  entity: Type;
+  method: ResourceRouteMethod;
+}
 const SERVICES = Symbol('wharf:resource-services');
 
 interface ResourceHandlers {
@@ -51,7 +59,7 @@ const ROUTES: Route[] = [
     params: [Query()],
     call: (e) =>
       function (q) {
-        return this[SERVICES].for(e).list(q);
+        return this[SERVICES].for(e).listJson(q);
       },
   },
   {
@@ -61,7 +69,7 @@ const ROUTES: Route[] = [
     params: [Param('uuid')],
     call: (e) =>
       function (u) {
-        return this[SERVICES].for(e).find(u);
+        return this[SERVICES].for(e).findJson(u);
       },
   },
   {
@@ -72,7 +80,7 @@ const ROUTES: Route[] = [
     status: 201,
     call: (e) =>
       function (b) {
-        return this[SERVICES].for(e).create(b);
+        return this[SERVICES].for(e).createJson(b);
       },
   },
   {
@@ -82,7 +90,7 @@ const ROUTES: Route[] = [
     params: [Param('uuid'), Body()],
     call: (e) =>
       function (u, b) {
-        return this[SERVICES].for(e).update(u, b);
+        return this[SERVICES].for(e).updateJson(u, b);
       },
   },
   {
@@ -92,7 +100,7 @@ const ROUTES: Route[] = [
     params: [Param('uuid'), Body()],
     call: (e) =>
       function (u, b) {
-        return this[SERVICES].for(e).update(u, b);
+        return this[SERVICES].for(e).updateJson(u, b);
       },
   },
   {
@@ -137,6 +145,11 @@ export function Resource(entity: Type, options: ResourceOptions = {}): ClassDeco
         writable: true,
         configurable: true,
       });
+      Reflect.defineMetadata(
+        RESOURCE_ROUTE,
+        { entity, method: route.method } satisfies ResourceRoute,
+        handler,
+      );
       const descriptor = Object.getOwnPropertyDescriptor(prototype, route.method)!;
       route.params.forEach((decorate, index) => decorate(prototype, route.method, index));
       Reflect.defineMetadata(

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { poolOf } from '../database/typeorm-pg';
+import { JsonText, underKey } from '../http/json-text';
 import { WriteInput, readWriteBody } from './body-reader';
+import { needsNormalising } from './record-sql';
 import { WriteListener } from './resource-change';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 import { ResourceHooks, ResourceRow } from './resource-hooks';
@@ -13,6 +15,20 @@ import { Referrer, ResourceWriter } from './resource-writer';
 import { DeclaredEvents, WriteTransaction } from './write-transaction';
 
 export type { Referrer } from './resource-writer';
+
+/** A page as list() answers it: the records under the resource's plural key, and `meta`. */
+export type ListPage = Record<string, unknown> & {
+  meta: {
+    total: number;
+    total_exact: boolean;
+    per_page: number;
+    current_page: number | null;
+    last_page: number;
+    from: number | null;
+    to: number | null;
+    next_cursor: string | null;
+  };
+};
 
 type Record_ = Record<string, unknown>;
 
@@ -41,15 +57,31 @@ export class ResourceService {
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
 
-  list(query: Record<string, unknown>) {
+  /** A page and its `meta`, as `{"<plural>": [...], "meta": {...}}`. */
+  async list(query: Record<string, unknown>): Promise<ListPage> {
+    return (await this.listJson(query)).value<ListPage>();
+  }
+
+  /** list() as the JSON text PostgreSQL built, for the route to send as it is. */
+  listJson(query: Record<string, unknown>): Promise<JsonText> {
     return this.reader.list(query);
   }
 
-  async find(uuid: string) {
-    return this.wrap(await this.reader.find(uuid));
+  async find(uuid: string): Promise<Record_> {
+    return (await this.findJson(uuid)).value();
   }
 
-  async create(body: unknown) {
+  /** find() as JSON text, for the route. */
+  async findJson(uuid: string): Promise<JsonText> {
+    return underKey(this.def.keys.singular, await this.reader.find(uuid));
+  }
+
+  async create(body: unknown): Promise<Record_> {
+    return (await this.createJson(body)).value();
+  }
+
+  /** create() as JSON text, for the route: a plain create is one statement, anything else a transaction. */
+  async createJson(body: unknown): Promise<JsonText> {
     const input = readWriteBody(this.def, body, false);
     const alone = await this.writer.createAlone(
       this.sql,
@@ -57,11 +89,20 @@ export class ResourceService {
       input,
       this.listeners,
     );
-    if (alone) return this.wrap(alone);
-    return this.transaction(async (tx) => this.wrap(await this.writer.createIn(tx, input)));
+    if (alone !== undefined) return this.json(alone);
+    return this.json(JSON.stringify(await this.transaction((tx) => this.writer.createIn(tx, input))));
   }
 
-  async update(uuid: string, body: unknown) {
+  async update(uuid: string, body: unknown): Promise<Record_> {
+    return (await this.updateJson(uuid, body)).value();
+  }
+
+  /**
+   * update() as JSON text, for the route. Every update writes the record's columns with one statement
+   * (updateInOneStatement): on its own for a plain update whose record no other write holds, otherwise in a
+   * transaction around its nested writes and hooks.
+   */
+  async updateJson(uuid: string, body: unknown): Promise<JsonText> {
     const input = readWriteBody(this.def, body, true);
     const alone = await this.writer.updateAlone(
       this.sql,
@@ -70,13 +111,8 @@ export class ResourceService {
       input,
       this.listeners,
     );
-    if (alone) return this.wrap(alone);
-    return this.transaction(async (tx) => {
-      const plain = await this.writer.updatePlainIn(tx, uuid, input);
-      if (plain) return this.wrap(plain);
-      const before = await this.reader.lockIn(tx, uuid);
-      return this.wrap(await this.writer.updateIn(tx, before, input));
-    });
+    if (alone !== undefined) return this.json(alone);
+    return this.json(JSON.stringify(await this.transaction((tx) => this.writer.updateIn(tx, uuid, input))));
   }
 
   async remove(uuid: string) {
@@ -148,5 +184,13 @@ export class ResourceService {
 
   private wrap(record: Record_) {
     return { [this.def.keys.singular]: record };
+  }
+
+  /** A record's JSON text as a response body (see needsNormalising). */
+  private json(record: string): JsonText {
+    return underKey(
+      this.def.keys.singular,
+      needsNormalising(this.def) ? JSON.stringify(JSON.parse(record)) : record,
+    );
   }
 }

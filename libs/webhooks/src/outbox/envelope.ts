@@ -1,5 +1,4 @@
 import { randomFillSync } from 'node:crypto';
-import { DomainEvent, ResourceChange } from '@wharf/core';
 
 export const API_VERSION = 'v1';
 
@@ -33,26 +32,36 @@ export function newEventId(): string {
   return `evt_${Date.now().toString(36).padStart(9, '0')}${randomHex(10)}`;
 }
 
-export function envelope(
-  event: string,
-  record: Record<string, unknown>,
-  additionalData: Record<string, unknown>,
-  at: string,
-): Envelope {
-  return {
-    id: newEventId(),
-    api_version: API_VERSION,
-    event,
-    created_at: at,
-    data: { id: record.uuid ?? record.id, ...record, additionalData },
-  };
+/** SQL text expressions of an event's parts: each a parameter, a column or an expression of type text. */
+export interface EnvelopeParts {
+  id: string;
+  event: string;
+  /** ISO-8601 time of the event. */
+  createdAt: string;
+  /** The JSON text of the record the event is about. */
+  record: string;
+  /** The JSON text of its `additionalData` (an object). */
+  additionalData: string;
 }
 
-export function changeEnvelope(change: ResourceChange, at: string): Envelope {
-  const additionalData = change.changes ? { changes: change.changes } : {};
-  return envelope(`${change.resource.keys.singular}.${change.action}`, change.record, additionalData, at);
-}
-
-export function domainEnvelope(event: DomainEvent, at: string): Envelope {
-  return envelope(event.name, event.record, event.additionalData ?? {}, at);
+/**
+ * The envelope as PostgreSQL builds it, the one definition of it (json): every statement that writes an
+ * event, a one-statement write's or a transaction's outbox insert, uses it.
+ * `{"id", "api_version", "event", "created_at", "data": {"id": uuid ?? id, ...record, "additionalData"}}`.
+ * A resource's record already starts with `id` (its uuid), so `data` is its text with `additionalData`
+ * appended; any other record (a domain event's) is taken apart key by key in the same order.
+ */
+export function envelopeSql({ id, event, createdAt, record, additionalData }: EnvelopeParts): string {
+  const json = `(${record})::json`;
+  const generic = `(SELECT '{' || string_agg(to_json(x.k)::text || ':' || x.v, ',' ORDER BY x.o) || '}' FROM (
+      SELECT 'id' AS k, i.v, 0::bigint AS o FROM (SELECT (CASE WHEN EXISTS (SELECT 1 FROM json_object_keys(${json}) k WHERE k = 'id')
+          THEN ${json}->'id' WHEN json_typeof(${json}->'uuid') <> 'null' THEN ${json}->'uuid' END)::text AS v) i WHERE i.v IS NOT NULL
+      UNION ALL SELECT e.key, e.value::text, e.n FROM json_each(${json}) WITH ORDINALITY e(key, value, n)
+        WHERE e.key NOT IN ('id', 'additionalData')
+      UNION ALL SELECT 'additionalData', ${additionalData}, COALESCE((SELECT e.n FROM json_each(${json}) WITH ORDINALITY e(key, value, n)
+        WHERE e.key = 'additionalData' LIMIT 1), 9223372036854775807)) x)`;
+  const data = `CASE WHEN left(${record}, 6) = '{"id":' AND strpos(${record}, '"additionalData":') = 0
+      THEN left(${record}, -1) || ',"additionalData":' || ${additionalData} || '}' ELSE ${generic} END`;
+  return `('{"id":' || to_json((${id})::text)::text || ',"api_version":"${API_VERSION}","event":' || to_json((${event})::text)::text
+    || ',"created_at":' || to_json((${createdAt})::text)::text || ',"data":' || ${data} || '}')::json`;
 }

@@ -9,7 +9,7 @@ import {
   WriteListener,
 } from '@wharf/core';
 import { QueryRunner } from 'typeorm';
-import { API_VERSION, changeEnvelope, domainEnvelope, newEventId } from './envelope';
+import { envelopeSql, newEventId } from './envelope';
 
 export const OUTBOX_CHANNEL = 'wharf_webhook_events';
 /** Sent on OUTBOX_CHANNEL when deliveries were put back to wait (resend, recover): workers admit them. */
@@ -25,6 +25,15 @@ export const UNDISPATCHED_EVENTS = 'webhook_events_undispatched';
 const QUEUE = (inserted: string) =>
   `INSERT INTO ${UNDISPATCHED_EVENTS} (id, event_id) SELECT id, event_id FROM ${inserted}`;
 
+/** The outbox insert of a transaction's events: their envelopes built by envelopeSql from unnested parts. */
+const INSERT_EVENTS = `WITH inserted AS (
+    INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
+    SELECT t.e, $1::uuid, t.n, ${envelopeSql({ id: 't.e', event: 't.n', createdAt: '$5', record: 't.r', additionalData: 't.a' })}
+    FROM unnest($2::text[], $3::text[], $4::text[], $6::text[]) AS t(e, n, r, a)
+    RETURNING "id", "event_id"
+  ), queued AS (${QUEUE('inserted')})
+  SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row`;
+
 /**
  * Writes one outbox row per change and domain event on the write's own connection, before it commits:
  * a rolled-back write leaves nothing, a committed one cannot be lost. NOTIFY wakes the relay at commit.
@@ -38,45 +47,46 @@ export class OutboxWriter implements WriteListener {
     changes: ResourceChange[],
     events: DomainEvent[],
   ) {
-    const at = new Date().toISOString();
-    const envelopes = [
+    const parts = [
       ...changes
         .filter((change) => change.resource.events !== false)
-        .map((change) => changeEnvelope(change, at)),
-      ...events.map((event) => domainEnvelope(event, at)),
+        .map((change) => ({
+          event: `${change.resource.keys.singular}.${change.action}`,
+          record: change.record,
+          additionalData: change.changes ? { changes: change.changes } : {},
+        })),
+      ...events.map((event) => ({
+        event: event.name,
+        record: event.record,
+        additionalData: event.additionalData ?? {},
+      })),
     ];
-    if (!envelopes.length) return;
+    if (!parts.length) return;
     // One round trip: the insert, its place in the relay's queue, and the NOTIFY (delivered at commit)
     // that wakes the relay.
-    await queryRunner.query(
-      `WITH inserted AS (
-         INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")
-         SELECT e, $1::uuid, n, p::json FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, p)
-         RETURNING "id", "event_id"
-       ), queued AS (${QUEUE('inserted')})
-       SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row`,
-      [
-        companyUuid,
-        envelopes.map((e) => e.id),
-        envelopes.map((e) => e.event),
-        envelopes.map((e) => JSON.stringify(e)),
-      ],
-    );
+    await queryRunner.query(INSERT_EVENTS, [
+      companyUuid,
+      parts.map(() => newEventId()),
+      parts.map((part) => part.event),
+      parts.map((part) => JSON.stringify(part.record)),
+      new Date().toISOString(),
+      parts.map((part) => JSON.stringify(part.additionalData)),
+    ]);
   }
 
-  /**
-   * The same row for a one-statement write, its envelope built by PostgreSQL around the record as served:
-   * the shape of `changeEnvelope`, with `additionalData` appended to the record's own JSON text.
-   */
+  /** The same row for a one-statement write, around the record's JSON text the statement read back. */
   inStatement({ resource, action, source, params, company, prefix }: StatementChange): StatementParts {
     if (resource.events === false) return { with: [], select: [] };
     const name = literal(`${resource.keys.singular}.${action}`);
     const outbox = `${prefix}outbox`;
     const id = params.fresh(newEventId);
-    const additional = action === 'updated' ? `'{"changes" : ' || ${source}."changes"::text || '}'` : `'{}'`;
-    const payload = `json_build_object('id', ${id}::text, 'api_version', '${API_VERSION}', 'event', ${name},
-      'created_at', ${params.fresh(() => new Date().toISOString())}::text,
-      'data', (left(${source}."record"::text, -1) || ', "additionalData" : ' || ${additional} || '}')::json)`;
+    const payload = envelopeSql({
+      id,
+      event: name,
+      createdAt: params.fresh(() => new Date().toISOString()),
+      record: `${source}."record"`,
+      additionalData: action === 'updated' ? `'{"changes":' || ${source}."changes"::text || '}'` : `'{}'`,
+    });
     return {
       with: [
         `${outbox} AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload")

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Cluster, Redis } from 'ioredis';
 import { AppConfig } from '../config/config';
@@ -7,7 +7,6 @@ import { OutageMonitor } from '../health/outage-monitor';
 import { ApiError } from '../http/api-error';
 import { unavailableError } from '../http/error-response';
 import { createFailFastRedis } from '../redis/redis';
-import { ScopedRequest } from './api-key.guard';
 
 const WINDOW_MS = 60_000;
 const SYNC_EVERY_MS = 100;
@@ -28,7 +27,7 @@ interface Counter {
  * a key's first request in a window and every request near the limit go to Redis at once.
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
+export class RateLimiter implements OnApplicationShutdown {
   private readonly redis: Redis | Cluster;
   private readonly counters = new Map<string, Counter>();
   private readonly timer: NodeJS.Timeout;
@@ -73,9 +72,8 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
     }
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const apiKey = context.switchToHttp().getRequest<ScopedRequest>().wharfScope?.apiKeyUuid;
-    if (!apiKey) return true;
+  /** Counts a request of `apiKey`; throws 429 past the limit (503 while Redis is down, when closed). */
+  async count(apiKey: string, reply: FastifyReply): Promise<void> {
     // Closed: while Redis is known to be down even the in-memory fast path refuses, as nothing is shared.
     if (this.config.rateLimitFail === 'closed' && this.outages.isDown('redis'))
       throw unavailableError('redis');
@@ -97,11 +95,10 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
         // Logged once per outage by the monitor. RATE_LIMIT_FAIL=open (default) keeps the API up while
         // Redis is away, unmetered; closed answers 503 instead.
         this.outages.failed('redis', error);
-        if (this.config.rateLimitFail === 'open') return true;
+        if (this.config.rateLimitFail === 'open') return;
         throw unavailableError('redis');
       }
     }
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', Math.max(0, limit - count));
     if (count > limit) {
       const retryAfter = String(Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
@@ -111,7 +108,6 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
       );
       throw new ApiError(429, error.errors, { 'retry-after': retryAfter });
     }
-    return true;
   }
 
   async onApplicationShutdown(): Promise<void> {
