@@ -8,6 +8,12 @@
 /** Outbox events one relay statement claims: large enough to amortise a statement, small enough to commit fast. */
 export const FAN_OUT_BATCH = 500;
 
+/** A payload filter's JSON is at most this: small enough to compile and evaluate per event at fan-out. */
+export const FILTER_MAX_BYTES = 4 * 1024;
+/** $and/$or/$not nest at most this deep, and each list holds at most FILTER_MAX_LIST items ($in too). */
+export const FILTER_MAX_DEPTH = 8;
+export const FILTER_MAX_LIST = 100;
+
 // Admission
 /** Endpoints admitted in one transaction (and so locked together by the admitter). */
 export const ADMIT_ENDPOINTS_PER_TRANSACTION = 200;

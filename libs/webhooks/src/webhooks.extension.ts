@@ -27,7 +27,11 @@ import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109
 import { SortRequestLogsByTimeAndStatus1700000000110 } from './migrations/1700000000110-sort-request-logs-by-time-and-status';
 import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number-admissions';
 import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-store-delivery-states';
+import { RouteEndpoints1700000000113 } from './migrations/1700000000113-route-endpoints';
 import { OutboxWriter } from './outbox/outbox.writer';
+import { EventRoutingController } from './management/event-routing.controller';
+import { EventRoutingService } from './management/event-routing.service';
+import { FilterEvaluator } from './filters/filter-evaluator';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
 import { DeliveryStore } from './store/delivery.store';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -56,6 +60,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     SortRequestLogsByTimeAndStatus1700000000110,
     NumberAdmissions1700000000111,
     StoreDeliveryStates1700000000112,
+    RouteEndpoints1700000000113,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -63,6 +68,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookRequestLogController,
     WebhookEventsController,
     WebhookSenderAddressesController,
+    EventRoutingController,
   ],
   providers: [
     DeliveryQueueCloser,
@@ -75,6 +81,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     DeliveryRecoveryService,
     WebhookSender,
     DeliveryStore,
+    FilterEvaluator,
+    EventRoutingService,
   ],
   exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog, DeliveryStore],
 })

@@ -53,4 +53,6 @@ export class WebhookEndpoint extends BaseResource {
   @Column({ type: 'boolean', default: false }) throttled: boolean;
   @Column({ type: 'text', nullable: true }) throttled_reason: string | null;
   @Column({ type: 'int', default: 0 }) consecutive_timeouts: number;
+  /** Which events of its subscription it receives, by their payload (filters/filter-grammar.ts); null = all. */
+  @Column({ type: 'jsonb', nullable: true }) filter: Record<string, unknown> | null;
 }

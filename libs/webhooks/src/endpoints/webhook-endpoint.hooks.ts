@@ -5,10 +5,13 @@ import {
   ApiError,
   AppConfig,
   ErrorObject,
+  ResourceChange,
   ResourceHooks,
   ResourceRow,
+  WriteTransaction,
   errorObject,
 } from '@wharf/core';
+import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -55,6 +58,12 @@ export class WebhookEndpointHooks implements ResourceHooks {
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
 
+  async afterWrite(tx: WriteTransaction, change: ResourceChange): Promise<void> {
+    const { record } = change;
+    const filterSet = change.action === 'created' ? record.filter != null : change.changes?.filter;
+    if (filterSet) await tx.sql.rows(...compiledFilterUpdate(record.uuid as string, record.filter));
+  }
+
   private check(values: Record<string, unknown>, storedUrl?: string): void {
     const errors: ErrorObject[] = [];
     const url = typeof values.url === 'string' ? values.url : storedUrl;
@@ -91,6 +100,8 @@ export class WebhookEndpointHooks implements ResourceHooks {
         );
       }
     }
+    const filterProblem = checkFilter(values);
+    if (filterProblem) errors.push(filterProblem);
     if (errors.length) throw new ApiError(422, errors);
   }
 }

@@ -4,6 +4,9 @@ import { ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core'
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { EndpointProbeService } from './endpoint-probe.service';
 import { ENDPOINT_QUEUE_SCHEMA, EndpointQueueService } from './endpoint-queue.service';
+import { EventRoutingService } from './event-routing.service';
+import { FilterTestDto } from './filter-test.dto';
+import { FILTER_TEST_SCHEMA } from './routing.schema';
 import { QUEUED_DELIVERIES_SCHEMA } from './queued-deliveries.schema';
 import { RecoverDto } from './recover.dto';
 import { TestEventDto } from './test-event.dto';
@@ -35,6 +38,7 @@ export class WebhookEndpointController {
     private readonly probe: EndpointProbeService,
     private readonly recovery: DeliveryRecoveryService,
     private readonly queues: EndpointQueueService,
+    private readonly routing: EventRoutingService,
   ) {}
 
   @Post()
@@ -124,6 +128,22 @@ export class WebhookEndpointController {
   @ApiOkResponse({ schema: schemaRef(resourceSchemas(WEBHOOK_REQUEST_LOG).single) })
   test(@Param('uuid') uuid: string, @Body() body: unknown) {
     return this.probe.sendTest(uuid, body);
+  }
+
+  @Post(':uuid/filter-test')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'testWebhookEndpointFilter',
+    summary: "Whether an event matches the endpoint's filter, and if not which clause failed",
+    description:
+      'Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. ' +
+      'Evaluated by PostgreSQL exactly as at fan-out.',
+  })
+  @ApiUuidParam()
+  @ApiBody({ type: FilterTestDto })
+  @ApiOkResponse({ schema: FILTER_TEST_SCHEMA })
+  filterTest(@Param('uuid') uuid: string, @Body() body: unknown) {
+    return this.routing.filterTest(uuid, body);
   }
 
   @Post(':uuid/verify')

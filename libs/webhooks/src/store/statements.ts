@@ -3,6 +3,7 @@ import { FAN_OUT } from './fan-out.sql';
 import { RECORD_ATTEMPTS } from './record.sql';
 import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
 import { REQUEUE_FAILED, REQUEUE_ONE } from './requeue.sql';
+import { EVENT_ROUTING } from './routing.sql';
 
 /**
  * Every statement over webhook_deliveries, by the name of its snapshot (snapshots/<name>.sql): the text
@@ -22,4 +23,5 @@ export const DELIVERY_STATEMENTS: Record<string, string> = {
   'queue-counts': QUEUE_COUNTS,
   'requeue-failed': REQUEUE_FAILED,
   'requeue-one': REQUEUE_ONE,
+  'event-routing': EVENT_ROUTING,
 };
