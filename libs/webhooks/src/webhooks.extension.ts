@@ -32,6 +32,7 @@ import { OutboxWriter } from './outbox/outbox.writer';
 import { EventRoutingController } from './management/event-routing.controller';
 import { EventRoutingService } from './management/event-routing.service';
 import { FilterEvaluator } from './filters/filter-evaluator';
+import { OPERATIONAL_EVENT_DECLARATIONS } from './events/operational-event-declarations';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
 import { DeliveryStore } from './store/delivery.store';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -46,6 +47,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
   name: 'webhooks',
   namespace: 'int/v1',
   entities: [WebhookEndpoint, WebhookRequestLog],
+  events: OPERATIONAL_EVENT_DECLARATIONS,
   migrations: [
     CreateWebhooks1700000000100,
     IndexWebhookRequestLogEvents1700000000101,

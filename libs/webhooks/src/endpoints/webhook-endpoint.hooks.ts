@@ -62,6 +62,21 @@ export class WebhookEndpointHooks implements ResourceHooks {
     const { record } = change;
     const filterSet = change.action === 'created' ? record.filter != null : change.changes?.filter;
     if (filterSet) await tx.sql.rows(...compiledFilterUpdate(record.uuid as string, record.filter));
+    // Enabled or disabled through the API: told through the outbox, in this write's transaction.
+    const status = change.changes?.status?.[1];
+    if (status === 'enabled' || status === 'disabled') {
+      tx.emit({
+        name: `endpoint.${status}`,
+        record: {
+          id: record.uuid,
+          webhook_endpoint_uuid: record.uuid,
+          url: record.url,
+          status,
+          reason: 'manual',
+          message: status === 'disabled' ? 'Disabled by a user.' : 'Enabled by a user.',
+        },
+      });
+    }
   }
 
   private check(values: Record<string, unknown>, storedUrl?: string): void {

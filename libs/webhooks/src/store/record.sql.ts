@@ -1,6 +1,7 @@
 import { attemptBatchRows } from './attempt-batch';
 import { firstWaitingAt, toUnadmitted } from './admission.sql';
 import { applyHealth } from './health.sql';
+import { emitOperationalEvents } from './operational.sql';
 import { NO_JOB, jobRows } from './job-rows.sql';
 import { admitSuccessors } from './successors.sql';
 
@@ -37,7 +38,7 @@ export const settleDeliveries = () => `retried AS (
   -- = ANY($5) makes these index look-ups: the cached plan cannot know the batch size and would scan the table.
   WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND d.status = 'admitted'
     AND b.outcome <> 'successful'
-  RETURNING d.webhook_endpoint_uuid
+  RETURNING d.webhook_endpoint_uuid, d.uuid, d.status
 ), delivered AS (
   -- A delete writes no index entries, where an update writes a row version into every index of the table.
   -- An array, not a join with batch: a generic plan estimating one row read batch again per deleted row.
@@ -53,14 +54,16 @@ export const settleDeliveries = () => `retried AS (
 
 /**
  * One statement (one round trip, one atomic commit) for a batch of attempts: the log, the deliveries' new
- * states, successors admitted into the freed places, the endpoints' health. Returns the successors' job
+ * states, successors admitted into the freed places, the endpoints' health and the operational events it
+ * makes (into the outbox). Returns the successors' job
  * rows and, for an endpoint that got fewer successors than places it freed while due deliveries still wait
  * (held back by ordering or locked), a row naming it for the admitter.
  */
 export const RECORD_ATTEMPTS = `
 WITH batch AS (
   ${attemptBatchRows('$1')}
-), ${logAttempts()}, ${settleDeliveries()}, ${admitSuccessors()}, ${applyHealth()}
+), ${logAttempts()}, ${settleDeliveries()}, ${admitSuccessors()}, ${applyHealth()},
+  ${emitOperationalEvents()}
 SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
 UNION ALL
 SELECT ${NO_JOB}, f.endpoint FROM finished f
