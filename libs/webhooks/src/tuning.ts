@@ -81,3 +81,13 @@ export const PURGE_BATCH = 5000;
 export const PURGE_EVERY_MS = 60 * 60 * 1000;
 /** Periodic tasks start within this of boot, spread out so workers started together do not run in step. */
 export const MAX_START_JITTER_MS = 1000;
+
+// Endpoint auth
+/** An OAuth2 token is used until this long before its expires_in, so none expires on the way. */
+export const OAUTH2_TOKEN_MARGIN_MS = 30_000;
+/** How long a token whose answer gave no expires_in is used. */
+export const OAUTH2_DEFAULT_TTL_MS = 5 * 60_000;
+/** One worker fetches an endpoint's token at a time; the others wait for it this long at most… */
+export const OAUTH2_FETCH_LOCK_MS = 10_000;
+/** …reading Redis this often. */
+export const OAUTH2_WAIT_POLL_MS = 25;

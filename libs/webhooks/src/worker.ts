@@ -18,6 +18,7 @@ import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 import { RequestLogPurger } from './stages/recovery/request-log.purger';
 import { DESTINATION } from './transport/destination';
 import { HttpDestination } from './transport/http.destination';
+import { OAuth2Tokens } from './transport/oauth2-tokens';
 
 export { DeliveryAdmitter } from './stages/admission/delivery.admitter';
 export { DeliveryProcessor } from './stages/dispatch/delivery.processor';
@@ -59,6 +60,7 @@ export const WORKER_DATABASE_SETTINGS = {
     RateGate,
     EndpointSendLeases,
     SendAttempt,
+    OAuth2Tokens,
     { provide: DESTINATION, useClass: HttpDestination },
     AttemptWriter,
     DeliverySweeper,

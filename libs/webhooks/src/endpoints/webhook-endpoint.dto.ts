@@ -34,4 +34,8 @@ export class WebhookEndpointDto {
   @IsOptional() @IsIn(ENDPOINT_ORDERINGS) ordering?: string;
   /** Compiled and checked by WebhookEndpointHooks; null (or {}) receives every subscribed event. */
   @IsOptional() @IsObject() filter?: Record<string, unknown> | null;
+  /** Up to 20 static headers; checked and sealed by WebhookEndpointHooks (endpoint-credentials.ts). */
+  @IsOptional() @IsObject() headers?: Record<string, string> | null;
+  /** {type: none | basic | bearer | oauth2_client_credentials, …}; checked and sealed likewise. */
+  @IsOptional() @IsObject() auth?: Record<string, unknown> | null;
 }

@@ -12,6 +12,7 @@ import {
   errorObject,
 } from '@wharf/core';
 import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
+import { sealCredentials } from './endpoint-credentials';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -115,6 +116,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
         );
       }
     }
+    errors.push(...sealCredentials(values, this.config.appKey, (target) => this.endpoints.refusal(target)));
     const filterProblem = checkFilter(values);
     if (filterProblem) errors.push(filterProblem);
     if (errors.length) throw new ApiError(422, errors);

@@ -10,6 +10,7 @@ import {
 } from '@wharf/core';
 import { urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
+import { openCredentials } from './endpoint-credentials-open';
 import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
 
@@ -109,6 +110,18 @@ export class WebhookEndpointsService {
   /** The secrets a send to this endpoint is signed with right now. */
   async secretsOf(endpoint: StoredEndpoint): Promise<string[]> {
     return validSecrets(await this.open(endpoint));
+  }
+
+  /** The endpoint's static headers with their values (API responses show the names only). */
+  async revealHeaders(uuid: string): Promise<{ headers: Record<string, string> }> {
+    const endpoint = (await this.stored(uuid)) as StoredEndpoint & { headers_sealed: string | null };
+    const opened = openCredentials(
+      { headers_sealed: endpoint.headers_sealed, auth_sealed: null },
+      this.config,
+    );
+    if (opened.unreadableSecret)
+      throw ApiError.of(409, `The headers of webhook endpoint ${uuid}: ${opened.unreadableSecret}.`);
+    return { headers: opened.headers ?? {} };
   }
 
   async revealSecret(uuid: string): Promise<{ secret: string }> {

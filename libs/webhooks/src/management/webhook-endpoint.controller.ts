@@ -69,6 +69,19 @@ export class WebhookEndpointController {
     return this.endpoints.revealSecret(uuid);
   }
 
+  @Get(':uuid/headers')
+  @ApiOperation({
+    operationId: 'getWebhookEndpointHeaders',
+    summary: 'Reveal the static headers, with values',
+  })
+  @ApiUuidParam()
+  @ApiOkResponse({
+    schema: { type: 'object', properties: { headers: { type: 'object' } }, required: ['headers'] },
+  })
+  headers(@Param('uuid') uuid: string) {
+    return this.endpoints.revealHeaders(uuid);
+  }
+
   @Get(':uuid/queue')
   @ApiOperation({
     operationId: 'getWebhookEndpointQueue',
