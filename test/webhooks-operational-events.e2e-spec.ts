@@ -7,6 +7,17 @@ import { TestApi, startApi } from './support/test-app';
 import { FAST_WEBHOOKS, createEndpoint, sql, warehouse } from './support/webhooks';
 import { startWorker } from './support/worker';
 
+const OPERATIONAL = [
+  'endpoint.disabled',
+  'endpoint.enabled',
+  'endpoint.throttled',
+  'endpoint.unthrottled',
+  'endpoint.recovered',
+  'delivery.exhausted',
+];
+/** Every event: `*` (the data events) and the operational events, which `*` leaves out. */
+const EVERYTHING = ['*', ...OPERATIONAL];
+
 const W = '/inventory/int/v1/warehouses';
 const E = '/int/v1/webhook-endpoints';
 
@@ -40,7 +51,7 @@ describe('webhooks: operational events through the outbox', () => {
   async function watched(): Promise<{ company: TestCompany; path: string; secret: string }> {
     const company = await createCompany(api, `ops-${Math.random().toString(36).slice(2)}`);
     const path = `/watch-${company.uuid}`;
-    const { secret } = await createEndpoint(api, company, `${receiver.url}${path}`, ['*']);
+    const { secret } = await createEndpoint(api, company, `${receiver.url}${path}`, EVERYTHING);
     return { company, path, secret };
   }
 
@@ -78,9 +89,9 @@ describe('webhooks: operational events through the outbox', () => {
     expect(new Date(event.created_at).toISOString()).toBe(event.created_at);
   });
 
-  it('a delivery exhausting its retries produces delivery.exhausted; the failing endpoint subscribed to * receives nothing about itself', async () => {
+  it('a delivery exhausting its retries produces delivery.exhausted; the failing endpoint subscribed to everything receives nothing about itself', async () => {
     const { company, path, secret } = await watched();
-    const { endpoint: failing } = await endpointIn(company, `${receiver.url}/failing`, ['*']);
+    const { endpoint: failing } = await endpointIn(company, `${receiver.url}/failing`, EVERYTHING);
     await http(api.url, 'POST', W, { key: company.key, body: warehouse('Exhausted') });
     const [source] = await sql(
       api,

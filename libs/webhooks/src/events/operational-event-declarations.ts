@@ -15,7 +15,8 @@ function endpointExample(status: string, reason: string, message: string) {
 }
 
 const ABOUT =
-  ' Never delivered to the endpoint it is about (data.webhook_endpoint_uuid); subscribe another endpoint to hear of it.';
+  ' Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about ' +
+  '(data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.';
 
 /**
  * The operational events in the catalog (declared by the webhooks extension, so endpoints subscribe to them

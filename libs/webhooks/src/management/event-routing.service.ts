@@ -124,7 +124,9 @@ export class EventRoutingService {
     const name = (JSON.parse(payload) as { event?: unknown }).event;
     return {
       ...verdict,
-      subscribed: endpoint.events.includes('*') || endpoint.events.includes(String(name)),
+      subscribed:
+        endpoint.events.includes(String(name)) ||
+        (endpoint.events.includes('*') && !isOperational(String(name))),
     };
   }
 }

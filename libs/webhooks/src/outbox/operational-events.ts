@@ -1,6 +1,8 @@
 /**
  * Events about delivery itself, emitted through the outbox like any other and delivered by the same
- * pipeline. Each names the endpoint it is about in `data.webhook_endpoint_uuid`: the fan-out never sends
+ * pipeline, to the endpoints that subscribe to them by name (`*` is the platform's data events only, so
+ * no receiver written before them gets them unasked). Each names the endpoint it is about in
+ * `data.webhook_endpoint_uuid`: the fan-out never sends
  * an endpoint an operational event about itself (it is the one failing, or its own recovery is news only
  * to the others), and a delivery of an operational event that fails for good makes no delivery.exhausted,
  * so two failing endpoints cannot feed each other events.

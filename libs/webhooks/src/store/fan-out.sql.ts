@@ -10,8 +10,8 @@ import { orderingColumns } from './ordering.sql';
  * LOCKED, so relays in several workers share the work), take them off the queue, and create a delivery for
  * every matching enabled endpoint. An endpoint matches an event by its name and, when it has a payload
  * filter, by that filter's compiled path (jsonb_path_match over the stored payload, with the filter's own
- * variables: one fixed statement whatever the filters). An operational event never goes to the endpoint it
- * is about. An ordered endpoint's delivery also records its record (`data.id`) and outbox position.
+ * variables: one fixed statement whatever the filters). An operational event goes only to endpoints that
+ * name it (`*` means the platform's data events, as before they existed), never to the endpoint it is about. An ordered endpoint's delivery also records its record (`data.id`) and outbox position.
  *
  * A new delivery is admitted at once while its endpoint's window has room and nothing older waits, oldest
  * event first, by the admitter's rules; the rest wait for the admitter. An ordered endpoint's always wait:
@@ -30,9 +30,10 @@ WITH queued AS (
 ), claimed AS (
   -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
   -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
-  SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload,
-    CASE WHEN e.name = ANY(${OPERATIONAL_EVENTS_SQL}) THEN (e.payload->'data'->>'webhook_endpoint_uuid')::uuid END AS about
-  FROM webhook_events e WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
+  SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload, o.operational,
+    CASE WHEN o.operational THEN (e.payload->'data'->>'webhook_endpoint_uuid')::uuid END AS about
+  FROM webhook_events e CROSS JOIN LATERAL (SELECT e.name = ANY(${OPERATIONAL_EVENTS_SQL}) AS operational) o
+  WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
@@ -40,7 +41,7 @@ WITH queued AS (
   -- into a join that read every enabled endpoint of every company).
   CROSS JOIN LATERAL (
     SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
-    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
+    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*' AND NOT c.operational)
       AND (ep.filter_path IS NULL OR jsonb_path_match(c.payload::jsonb, ep.filter_path, ep.filter_vars))
       AND ep.uuid IS DISTINCT FROM c.about
     OFFSET 0

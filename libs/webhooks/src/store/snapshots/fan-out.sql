@@ -5,9 +5,10 @@ WITH queued AS (
 ), claimed AS (
   -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
   -- An array, not a join: planned from a backlog's statistics, a join walked the outbox's whole primary key.
-  SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload,
-    CASE WHEN e.name = ANY('{endpoint.disabled,endpoint.enabled,endpoint.throttled,endpoint.unthrottled,endpoint.recovered,delivery.exhausted}'::text[]) THEN (e.payload->'data'->>'webhook_endpoint_uuid')::uuid END AS about
-  FROM webhook_events e WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
+  SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload, o.operational,
+    CASE WHEN o.operational THEN (e.payload->'data'->>'webhook_endpoint_uuid')::uuid END AS about
+  FROM webhook_events e CROSS JOIN LATERAL (SELECT e.name = ANY('{endpoint.disabled,endpoint.enabled,endpoint.throttled,endpoint.unthrottled,endpoint.recovered,delivery.exhausted}'::text[]) AS operational) o
+  WHERE e.id = ANY(ARRAY(SELECT id FROM queued))
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
@@ -15,7 +16,7 @@ WITH queued AS (
   -- into a join that read every enabled endpoint of every company).
   CROSS JOIN LATERAL (
     SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
-    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
+    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*' AND NOT c.operational)
       AND (ep.filter_path IS NULL OR jsonb_path_match(c.payload::jsonb, ep.filter_path, ep.filter_vars))
       AND ep.uuid IS DISTINCT FROM c.about
     OFFSET 0
