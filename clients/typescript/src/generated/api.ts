@@ -134,6 +134,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/webhook-endpoints/{uuid}/headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reveal the static headers, with values */
+        get: operations["getWebhookEndpointHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/int/v1/webhook-endpoints/{uuid}/queue": {
         parameters: {
             query?: never;
@@ -222,6 +239,26 @@ export interface paths {
          * @description Delivered at once (not through the retry queue), signed like any delivery, even to a disabled endpoint, and logged with test: true. Returns that request-log row.
          */
         post: operations["sendWebhookEndpointTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/webhook-endpoints/{uuid}/filter-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether an event matches the endpoint's filter, and if not which clause failed
+         * @description Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. Evaluated by PostgreSQL exactly as at fan-out.
+         */
+        post: operations["testWebhookEndpointFilter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -380,6 +417,26 @@ export interface paths {
          * @description Receivers may allowlist them besides verifying signatures.
          */
         get: operations["listWebhookSenderAddresses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/events/{event_id}/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which endpoints got an event, and why the others did not
+         * @description For one stored event (its envelope id, evt_…): every endpoint of the company, with its delivery or the reason there is none (event name, filter clause, disabled, created after the event).
+         */
+        get: operations["getEventRouting"];
         put?: never;
         post?: never;
         delete?: never;
@@ -835,6 +892,12 @@ export interface components {
             ordering: "none" | "entity";
             throttled: boolean;
             throttled_reason: string | null;
+            /** @description Any JSON value. */
+            filter: unknown;
+            /** @description Any JSON value. */
+            headers: unknown;
+            /** @description Any JSON value. */
+            auth: unknown;
         };
         WebhookEndpointCreateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -848,6 +911,9 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {unknown|null} */
                 ordering?: "none" | "entity" | null;
+                filter?: Record<string, never> | null;
+                headers?: Record<string, never> | null;
+                auth?: Record<string, never> | null;
             };
         } | {
             url: string;
@@ -859,6 +925,9 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {unknown|null} */
             ordering?: "none" | "entity" | null;
+            filter?: Record<string, never> | null;
+            headers?: Record<string, never> | null;
+            auth?: Record<string, never> | null;
         };
         WebhookEndpointUpdateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -872,6 +941,9 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {unknown|null} */
                 ordering?: "none" | "entity" | null;
+                filter?: Record<string, never> | null;
+                headers?: Record<string, never> | null;
+                auth?: Record<string, never> | null;
             };
         } | {
             url?: string;
@@ -883,6 +955,9 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {unknown|null} */
             ordering?: "none" | "entity" | null;
+            filter?: Record<string, never> | null;
+            headers?: Record<string, never> | null;
+            auth?: Record<string, never> | null;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -1877,6 +1952,30 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        FilterTestDto: {
+            /**
+             * @description An envelope to try ({event, data: {…}}), as an endpoint would receive it.
+             * @example {
+             *       "event": "order.updated",
+             *       "data": {
+             *         "id": "ord_1",
+             *         "status": "completed"
+             *       }
+             *     }
+             */
+            event?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A stored event of the company, by its envelope id.
+             * @example evt_…
+             */
+            event_id?: string;
+            /** @description A draft filter to try instead of the endpoint's own (checked as a save would check it). */
+            filter?: {
+                [key: string]: unknown;
+            };
+        };
         RecoverDto: {
             /**
              * Format: date-time
@@ -2508,6 +2607,34 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getWebhookEndpointHeaders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        headers: Record<string, never>;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getWebhookEndpointQueue: {
         parameters: {
             query?: never;
@@ -2529,7 +2656,7 @@ export interface operations {
                         webhook_endpoint_queue: {
                             /** Format: uuid */
                             webhook_endpoint_uuid: string;
-                            /** @description Deliveries admitted to the workers: being sent, or about to be. At most max_in_flight are sent at once; an endpoint that answers fast has up to as many again fetched, ready to go as sends end. */
+                            /** @description Deliveries admitted to the workers: being sent, or about to be. At most max_in_flight are sent at once; an endpoint that answers fast has several times that fetched, ready to go as sends end. */
                             in_flight: number;
                             /** @description Deliveries due, waiting for a free slot of this endpoint. */
                             waiting: number;
@@ -2654,6 +2781,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testWebhookEndpointFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterTestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the filter (the draft, else the endpoint’s) matches. */
+                        matches: boolean;
+                        /** @description The clause that decided a non-match: its JSON pointer inside the filter, and the clause. */
+                        failed_clause: {
+                            /** @example /data.status/$in */
+                            pointer: string;
+                            clause: unknown;
+                        } | null;
+                        /** @description Whether the event's name is among the endpoint's events. */
+                        subscribed: boolean;
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3073,6 +3244,59 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEventRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event: {
+                            event_id: string;
+                            name: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            fanned_out: boolean;
+                        };
+                        routing: {
+                            /** Format: uuid */
+                            webhook_endpoint_uuid: string;
+                            url: string;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            /** @enum {string} */
+                            reason: "delivered" | "delivery" | "not_fanned_out_yet" | "created_after_event" | "event_not_subscribed" | "about_itself" | "filter" | "disabled" | "no_delivery";
+                            detail: string;
+                            delivery: {
+                                status?: string;
+                                attempts?: number;
+                            } | null;
+                            /** @description The clause that decided a non-match: its JSON pointer inside the filter, and the clause. */
+                            failed_clause: {
+                                /** @example /data.status/$in */
+                                pointer: string;
+                                clause: unknown;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
