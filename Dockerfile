@@ -1,5 +1,5 @@
 # One image for api, worker and cli: `node dist/apps/<app>/src/main.js`.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The lock covers the example Ember app's workspace too (dev dependencies only, pruned below).
@@ -11,7 +11,7 @@ COPY libs ./libs
 COPY extensions ./extensions
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./

@@ -29,8 +29,8 @@ let ownDatabase: string | undefined;
 
 /**
  * Counts only the client backends and autovacuum workers of this database (and the shared background
- * processes: WAL writer, checkpointer): on a machine others share, their backends once made
- * PostgreSQL's share of a delivery swing from 170 to 450 µs between two runs of the same code.
+ * processes: WAL writer, checkpointer): on a machine others share, their backends would otherwise be
+ * counted as the bench's own.
  */
 export function countPostgresOf(database: string): void {
   ownDatabase = database;

@@ -293,7 +293,7 @@ async function main() {
     const pendingOfNeighbour = async () => {
       const [row]: { n: number }[] = await app.get(DataSource).query(
         `SELECT count(*)::int AS n FROM webhook_deliveries
-         WHERE company_uuid = $1 AND status = 'pending'`,
+         WHERE company_uuid = $1 AND status <> 'failed'`,
         [neighbour.company.uuid],
       );
       return row.n;
@@ -331,7 +331,7 @@ async function main() {
       // What one BullMQ job plus one plain HTTP POST per delivery allows here, before signing or PostgreSQL.
       floor_bullmq_plus_http_per_second: Math.round(median(rounds.map((r) => r.floor.perSecond))),
       floor_ratio_to_noop: round3(median(rounds.map((r) => r.floor.perSecond / r.noop.perSecond))),
-      // Issue 19's targets: durable deliveries/s >= 0.7 of the floor, CPU per delivery <= 1.5x the floor's per job.
+      // Compared with the floor: the targets below are ratios to it, steadier than rates on a shared machine.
       ratio_to_floor: round3(median(rounds.map((r) => r.drain.perSecond / r.floor.perSecond))),
       cpu_ratio_to_floor: round3(median(rounds.map((r) => r.drain.cpu.total / r.floor.cpu.total))),
       per_round: rounds.map((r) => ({

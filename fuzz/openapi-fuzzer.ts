@@ -170,7 +170,9 @@ function resolve(schema: Schema | undefined, components: Schema): Schema {
 
 function validValue(schema: Schema, components: Schema, depth: number): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
-  switch (schema.type) {
+  // OpenAPI 3.1 writes a nullable type as `[type, 'null']`: null comes from the hostile values anyway.
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  switch (type) {
     case 'integer':
       return fc.integer({
         min: schema.minimum ?? -1000,

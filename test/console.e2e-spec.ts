@@ -104,7 +104,14 @@ suite('console: Developers > Webhooks in a real browser', () => {
     expect(await detail.textContent()).toContain('Status 200');
     await page.screenshot({ path: join(ARTIFACTS, 'console-log-row.png'), fullPage: true });
 
+    // Destructive: the first click only asks.
     await page.getByRole('button', { name: 'Disable endpoint' }).click();
+    await page.getByRole('group', { name: 'Stop delivering to this endpoint?' }).waitFor();
+    expect(
+      (await http(api.url, 'GET', '/int/v1/webhook-endpoints', { key: acme.key })).body.webhook_endpoints[0]
+        .status,
+    ).toBe('enabled');
+    await page.getByRole('button', { name: 'Yes, disable' }).click();
     await page.getByRole('button', { name: 'Enable endpoint' }).waitFor();
     const [endpoint] = (await http(api.url, 'GET', '/int/v1/webhook-endpoints', { key: acme.key })).body
       .webhook_endpoints;
@@ -175,6 +182,118 @@ suite('console: Developers > Webhooks in a real browser', () => {
     } finally {
       release();
       await tab.close();
+    }
+  });
+
+  it('labels a manually disabled endpoint "disabled" and only a worker-disabled one "auto-disabled"', async () => {
+    const company = await createCompany(api, 'Console Labels');
+    const create = async (path: string) =>
+      (
+        await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+          key: company.key,
+          body: { webhook_endpoint: { url: `${receiver.url}${path}`, events: ['*'] } },
+        })
+      ).body.webhook_endpoint.uuid as string;
+    const manual = await create('/manual');
+    const gone = await create('/gone');
+    await create('/running');
+    expect(
+      (await http(api.url, 'POST', `/int/v1/webhook-endpoints/${manual}/disable`, { key: company.key }))
+        .status,
+    ).toBe(200);
+    // What the worker writes when an endpoint answers 410 Gone.
+    await api.app
+      .get(DataSource)
+      .query(
+        `UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(), disabled_reason = 'The endpoint answered 410 Gone.' WHERE uuid = $1`,
+        [gone],
+      );
+    const tab = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    tab.setDefaultTimeout(10_000);
+    try {
+      await tab.goto(`${api.url}/console/`);
+      await tab.getByLabel('API key').fill(company.key);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      const badge = (path: string) =>
+        tab
+          .locator('tr', { hasText: `${receiver.url}${path}` })
+          .locator('.badge')
+          .first();
+      await badge('/gone').waitFor();
+      expect(await badge('/manual').textContent()).toBe('disabled');
+      expect(await badge('/gone').textContent()).toBe('auto-disabled');
+      expect(await badge('/running').textContent()).toBe('enabled');
+      await tab.goto(`${api.url}/console/#/webhooks/${manual}`);
+      await tab.getByRole('button', { name: 'Enable endpoint' }).waitFor();
+      expect(await tab.locator('.heading .badge').first().textContent()).toBe('disabled');
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('fits a 360 px wide screen: no horizontal scrolling on the list and the endpoint page', async () => {
+    const company = await createCompany(api, 'Console Narrow');
+    const url = `${receiver.url}/a-rather-long-path/that-would-widen/a-table-cell/${'x'.repeat(40)}`;
+    const created = await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+      key: company.key,
+      body: { webhook_endpoint: { url, events: ['*'], description: 'narrow screen' } },
+    });
+    const uuid = created.body.webhook_endpoint.uuid;
+    await http(api.url, 'POST', `/int/v1/webhook-endpoints/${uuid}/test`, { key: company.key, body: {} });
+    const tab = await browser.newPage({ viewport: { width: 360, height: 780 } });
+    tab.setDefaultTimeout(10_000);
+    const failed: string[] = [];
+    tab.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    });
+    const pageWidth = () => tab.evaluate<number>('document.documentElement.scrollWidth');
+    try {
+      await tab.goto(`${api.url}/console/`);
+      await tab.getByLabel('API key').fill(company.key);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('link', { name: url }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(360);
+      await tab.getByRole('button', { name: 'Add endpoint' }).click();
+      await tab.getByRole('group', { name: 'Events' }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(360);
+      await tab.screenshot({ path: join(ARTIFACTS, 'console-360-list.png'), fullPage: true });
+
+      await tab.goto(`${api.url}/console/#/webhooks/${uuid}`);
+      await tab.locator('tr.row').first().waitFor({ timeout: 15_000 });
+      await tab.getByRole('button', { name: 'Reveal' }).click();
+      const secret = tab.getByTestId('secret');
+      await secret.waitFor();
+      // The secret is one line: not broken mid-string.
+      const box = await secret.boundingBox();
+      const fontSize = await secret.evaluate(
+        (el) => (globalThis as any).getComputedStyle(el).fontSize as string,
+      );
+      expect(box!.height).toBeLessThan(2 * parseFloat(fontSize) + 8);
+      expect(await pageWidth()).toBeLessThanOrEqual(360);
+      await tab.screenshot({ path: join(ARTIFACTS, 'console-360-endpoint.png'), fullPage: true });
+      // The favicon is served (no 404 on any load).
+      const icon = await tab.locator('link[rel="icon"]').getAttribute('href');
+      expect(icon).toBe('/console/favicon.svg');
+      expect((await fetch(`${api.url}${icon}`)).status).toBe(200);
+      expect(failed).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('groups events under their real name prefix (warehouse_dock, not warehouse-dock)', async () => {
+    await page.goto(`${api.url}/console/#/webhooks`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const events = page.getByRole('group', { name: 'Events' });
+    await events.waitFor();
+    await events.getByLabel('All events').uncheck();
+    const legends = await events.locator('fieldset.group legend').allTextContents();
+    expect(legends).toContain('warehouse_dock');
+    expect(legends).not.toContain('warehouse-dock');
+    for (const name of await events
+      .locator('input[name="event"]')
+      .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))) {
+      expect(legends).toContain(name.split('.')[0]);
     }
   });
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, assertBuilt } from './support/processes';
+import { ROOT, ensureBuilt } from './support/processes';
 
 const run = promisify(execFile);
 const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
@@ -22,7 +22,7 @@ async function inNode(body: string): Promise<any> {
 }
 
 describe('deferred modules (api preload)', () => {
-  beforeAll(() => assertBuilt());
+  beforeAll(() => ensureBuilt(), 300_000);
 
   it('keeps them and Node’s fetch unloaded while TypeORM, class-validator, BullMQ and pg load', async () => {
     const result = await inNode(`
@@ -83,5 +83,19 @@ describe('deferred modules (api preload)', () => {
       undici: false,
     });
     expect(result.loaded).toHaveLength(4);
+  });
+
+  // pg decides by `navigator` where Node has one (21 and later) and by constructing a Response where it has
+  // not (20), so the preload hides Response only on 20; on every supported version fetch works afterwards.
+  it('leaves Node’s fetch working, and loaded at its first use, on this Node version', async () => {
+    const result = await inNode(`
+      require('pg');
+      const before = undici();
+      new Response('ok').text().then((text) => {
+        console.log(JSON.stringify({ navigator: 'navigator' in globalThis, before, text, after: undici() }));
+      });
+    `);
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(result).toEqual({ navigator: major >= 21, before: false, text: 'ok', after: true });
   });
 });

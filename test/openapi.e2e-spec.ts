@@ -127,8 +127,72 @@ describe('OpenAPI document of every route', () => {
     expect(operations.get('recoverWebhookEndpoint').requestBody).toBeDefined();
   });
 
+  it('is OpenAPI 3.1 with servers, a described tag for every tag used, and what each operation needs', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const declared = new Map<string, string>(document.tags.map((t: any) => [t.name, t.description]));
+    for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect({ where, summary: !!operation.summary, description: !!operation.description }).toEqual({
+          where,
+          summary: true,
+          description: true,
+        });
+        expect({
+          where,
+          tagged: operation.tags?.length > 0 && operation.tags.every((t: string) => declared.get(t)),
+        }).toEqual({
+          where,
+          tagged: true,
+        });
+        const statuses = Object.keys(operation.responses);
+        expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['400', '503']) });
+        if (['post', 'put', 'patch'].includes(method))
+          expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['413', '415']) });
+        if (operation.requestBody)
+          expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['422']) });
+        if (method === 'get')
+          expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['304']) });
+      }
+    }
+    // Nullable in 3.1 form only; an embedded driver is the driver without its own embeds.
+    expect(JSON.stringify(document)).not.toContain('"nullable"');
+    const schemas = document.components.schemas;
+    expect(schemas.Order.properties.driver).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/DriverEmbedded' }, { type: 'null' }],
+    });
+    expect(schemas.DriverEmbedded.properties.vehicle).toBeUndefined();
+    expect(schemas.Driver.properties.vehicle).toBeDefined();
+    expect(schemas.Order.properties.status).toEqual({ type: 'string', enum: expect.any(Array) });
+    const orderFields = schemas.OrderCreateBody.anyOf[1];
+    expect(orderFields.required ?? []).not.toContain('meta');
+    expect(orderFields.properties.meta).toEqual({ type: 'object', additionalProperties: true });
+    expect(orderFields.properties.status.type).toEqual(['string', 'null']);
+    expect(orderFields.properties.status.enum).toContain(null);
+    // Both fleet actions document their body and their response.
+    for (const path of ['/fleet/int/v1/drivers/{uuid}/location', '/fleet/int/v1/orders/{uuid}/status']) {
+      const action = document.paths[path].post;
+      expect(action.requestBody.content['application/json'].schema.required.length).toBeGreaterThan(0);
+      expect(action.responses['200'].content['application/json'].schema.$ref).toMatch(/Response$/);
+      expect(Object.keys(action.responses)).toEqual(expect.arrayContaining(['404', '422']));
+    }
+    // Headers: x-request-id everywhere, rate limits on authenticated answers, Location on 201, ETag on GET.
+    const create = document.paths['/inventory/int/v1/warehouses'].post.responses['201'].headers;
+    expect(Object.keys(create)).toEqual(
+      expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'location']),
+    );
+    expect(
+      Object.keys(document.paths['/inventory/int/v1/warehouses/{uuid}'].get.responses['200'].headers),
+    ).toContain('etag');
+    expect(Object.keys(document.components.responses.TooManyRequests.headers)).toContain('retry-after');
+    expect(Object.keys(document.components.responses.ServiceUnavailable.headers)).toContain('retry-after');
+  });
+
   it('requires the bearer API key everywhere except on public routes', () => {
     expect(document.components.securitySchemes.api_key).toMatchObject({ type: 'http', scheme: 'bearer' });
+    // Keys are opaque, not JWTs.
+    expect(document.components.securitySchemes.api_key.bearerFormat).toBeUndefined();
     expect(document.security).toEqual([{ api_key: [] }]);
     expect(document.paths['/health'].get.security).toEqual([]);
     expect(document.paths['/int/v1/webhook-endpoints'].get.security).toBeUndefined();

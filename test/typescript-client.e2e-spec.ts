@@ -157,6 +157,50 @@ describe('@wharf/client (clients/typescript)', () => {
     ).not.toEqual([]);
   });
 
+  it('types the fleet actions (driver location, order status) and an order with any meta', async () => {
+    const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
+    const F = '/fleet/int/v1';
+    const driver = await client.POST(`${F}/drivers`, { body: { driver: { name: 'Dana' } } });
+    expect(driver.response.status).toBe(201);
+    const uuid = driver.data!.driver.uuid;
+    const order = await client.POST(`${F}/orders`, {
+      body: { order: { reference: 'PO-4', driver_uuid: uuid, meta: { pallets: 4 } } },
+    });
+    expect(order.response.status).toBe(201);
+    expect(order.data!.order.meta).toEqual({ pallets: 4 });
+    // meta is optional.
+    const bare = await client.POST(`${F}/orders`, { body: { reference: 'PO-5' } });
+    expect(bare.response.status).toBe(201);
+
+    const located = await client.POST(`${F}/drivers/{uuid}/location`, {
+      params: { path: { uuid } },
+      body: { latitude: 51.92, longitude: 4.48, speed: 12 },
+    });
+    expect(located.response.status).toBe(200);
+    expect(located.data!.driver.location).toMatchObject({ latitude: 51.92, longitude: 4.48, speed: 12 });
+
+    const moved = await client.POST(`${F}/orders/{uuid}/status`, {
+      params: { path: { uuid: order.data!.order.uuid } },
+      body: { status: 'dispatched' },
+    });
+    expect(moved.response.status).toBe(200);
+    expect(moved.data!.order.status).toBe('dispatched');
+    const refused = await client.POST(`${F}/orders/{uuid}/status`, {
+      params: { path: { uuid: order.data!.order.uuid } },
+      body: { status: 'created' },
+    });
+    expect(refused.response.status).toBe(422);
+    expect(refused.error!.errors[0].source?.pointer).toMatch(/status$/);
+
+    const wrong = () =>
+      client.POST(`${F}/orders/{uuid}/status`, {
+        params: { path: { uuid } },
+        // @ts-expect-error `shipped` is not an order status
+        body: { status: 'shipped' },
+      });
+    expect(typeof wrong).toBe('function');
+  });
+
   it('catches a wrong field name at compile time', () => {
     const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
     const typed = async () => {

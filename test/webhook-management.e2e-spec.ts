@@ -605,10 +605,14 @@ describe('webhook management API (the console’s backend)', () => {
           source: { parameter },
         });
       }
-      // Read-only: no create, update or delete routes.
-      expect((await call('POST', L, { event: 'x' }, co)).status).toBe(404);
-      expect((await call('PUT', `${L}/${logs[0].uuid}`, { event: 'x' }, co)).status).toBe(404);
-      expect((await call('DELETE', `${L}/${logs[0].uuid}`, undefined, co)).status).toBe(404);
+      // Read-only: no create, update or delete routes (405, and Allow says what there is).
+      const post = await call('POST', L, { event: 'x' }, co);
+      expect({ status: post.status, allow: post.headers.get('allow') }).toEqual({
+        status: 405,
+        allow: 'GET, HEAD, OPTIONS',
+      });
+      expect((await call('PUT', `${L}/${logs[0].uuid}`, { event: 'x' }, co)).status).toBe(405);
+      expect((await call('DELETE', `${L}/${logs[0].uuid}`, undefined, co)).status).toBe(405);
     });
 
     it('sort by time or status only: each sort index is a B-tree entry on every delivery attempt', async () => {

@@ -106,7 +106,7 @@ describe('statements per write', () => {
       /INSERT INTO "warehouses"[\s\S]*INSERT INTO "webhook_events"[\s\S]*pg_notify/,
     );
     // A record this statement inserts has no children yet: its to-many embeds are empty without reading
-    // the child tables (under 32 concurrent creates those reads cost ~10% of PostgreSQL's time per create).
+    // the child tables, which a create would otherwise read for nothing.
     expect(statements[0]).not.toMatch(/warehouse_sections|warehouse_docks/);
     expect(statements[0]).toMatch(/FROM "locations"/);
     const record = res.body.warehouse;

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -7,6 +7,18 @@ export const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
 
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` (npm test does it first)');
+}
+
+/**
+ * Builds dist/ unless it is a build of the sources as they are (scripts/build-if-stale.js, which `npm run cli`
+ * runs too): nothing to do after `npm test`'s build, a build in a fresh clone. Suites doing this at once
+ * wait for one build.
+ */
+export function ensureBuilt(): void {
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.js')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
 }
 
 export interface Spawned {

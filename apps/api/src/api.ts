@@ -7,9 +7,11 @@ import {
   configureCors,
   checkSchema,
   configureHttp,
+  configureHttpConventions,
   createFastifyAdapter,
   createLogger,
   instrumentHttp,
+  logRequests,
   setupOpenApi,
 } from '@wharf/core';
 import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
@@ -35,9 +37,12 @@ export async function createApi(
     // configureHttp registers the JSON body parser (depth and string checks included).
     { logger: new PinoNestLogger(logger), bufferLogs: false, bodyParser: false },
   );
+  // First: its route table must see every route, and its OPTIONS hook runs before CORS's.
+  configureHttpConventions(app);
   await configureCors(app, config);
   configureHttp(app);
   instrumentHttp(app, config);
+  logRequests(app, config);
   setupOpenApi(app);
   serveConsole(app);
   await mountQueueDashboard(app, config);

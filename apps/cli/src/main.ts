@@ -19,7 +19,7 @@ const USAGE = `usage: wharf <command>
   client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)
   client:ember DIR                              write Ember Data models, adapters and serializers into an app
   migration:check                               fail, naming each column, when entities and migrations disagree
-  migration:generate <extension> <Name> [--dir D]
+  migration:generate <extension> <Name> [--dir D] [--backfill column=value]
                                                 write the migration of the extension's entity changes
   extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)`;
 
@@ -39,8 +39,13 @@ const COMMANDS = {
 
 runMain(async () => {
   const args = parseArgs(process.argv.slice(2));
-  const command = COMMANDS[args.command as keyof typeof COMMANDS];
+  // Own keys only: `constructor` or `toString` is an unknown command, not Object.prototype's.
+  const command =
+    args.command && Object.hasOwn(COMMANDS, args.command)
+      ? COMMANDS[args.command as keyof typeof COMMANDS]
+      : undefined;
   if (!command) {
+    if (args.command) process.stderr.write(`wharf: unknown command: ${args.command}\n`);
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = args.command ? 2 : 0;
     return;

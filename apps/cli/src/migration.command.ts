@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import {
   AppConfig,
   ExtensionManifest,
+  UnfilledColumnsError,
   compareSchema,
   dataSourceOptions,
   dropDatabase,
@@ -70,14 +71,32 @@ function migrationsDir(extension: string): string {
   return join(process.cwd(), libraries[extension] ?? `extensions/${extension}`, 'src', 'migrations');
 }
 
-/** `migration:generate <extension> <Name> [--dir D]`: writes the migration of the extension's schema difference. */
+/** `--backfill <column>=<SQL value>` (repeatable): what the existing rows of a new NOT NULL column get. */
+function backfillOf(args: ParsedArgs): Record<string, string> {
+  const backfill: Record<string, string> = {};
+  for (const entry of args.repeated.backfill ?? []) {
+    const separator = entry.indexOf('=');
+    if (separator <= 0 || separator === entry.length - 1) {
+      throw new UsageError(`--backfill wants <column>=<SQL value> (e.g. --backfill size=0), got "${entry}"`);
+    }
+    backfill[entry.slice(0, separator).trim()] = entry.slice(separator + 1).trim();
+  }
+  return backfill;
+}
+
+/**
+ * `migration:generate <extension> <Name> [--dir D] [--backfill column=value]`: writes the migration of the
+ * extension's schema difference; refuses, writing nothing, to make a column NOT NULL on an existing table
+ * without a value for its existing rows.
+ */
 export async function generateMigrationFile(config: AppConfig, args: ParsedArgs): Promise<void> {
   const [extension, name] = args.positional;
   if (!extension || !name || !/^[A-Z][A-Za-z0-9]*$/.test(name)) {
     throw new UsageError(
-      'usage: migration:generate <extension> <Name> [--dir D] (Name in PascalCase, e.g. AddYardSlots)',
+      'usage: migration:generate <extension> <Name> [--dir D] [--backfill column=value] (Name in PascalCase, e.g. AddYardSlots)',
     );
   }
+  const backfill = backfillOf(args);
   const { manifests } = composeWharf(config);
   if (!manifests.some((manifest) => manifest.name === extension)) {
     throw new UsageError(
@@ -85,8 +104,11 @@ export async function generateMigrationFile(config: AppConfig, args: ParsedArgs)
     );
   }
   const migration = await withMigratedScratch(config, manifests, (dataSource) =>
-    generateMigration(dataSource, manifests, extension, name),
-  );
+    generateMigration(dataSource, manifests, extension, name, Date.now(), { backfill }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof UnfilledColumnsError)) throw error;
+    throw new UsageError(`nothing written: ${error.message.split('\n').join('\nwharf: ')}`);
+  });
   if (!migration) {
     log(`The entities of "${extension}" and its migrations agree: nothing to generate.`);
     return;

@@ -28,8 +28,11 @@ export const FAST_ANSWER_MS = 100;
 export const ADMISSION_CHUNKS = 1024;
 
 // Dispatch
+/** BullMQ's lock on a job being processed, and how often stalled jobs (dead workers) are looked for. */
+export const JOB_LOCK_MS = 10_000;
+export const STALLED_CHECK_MS = 5_000;
 /** A lease not renewed for this long is free again: no longer than BullMQ takes to hand on a dead worker's jobs. */
-export const LEASE_TTL_MS = 10_000;
+export const LEASE_TTL_MS = JOB_LOCK_MS;
 /** Leases are renewed this often: several times per TTL, so one slow renewal never loses them. */
 export const LEASE_RENEW_EVERY_MS = 3_000;
 /** A lease waiter polls Redis for a lease another worker gave back, from this often… */
@@ -46,13 +49,15 @@ export const WAKE_BEFORE_SLOT_MS = 120;
 export const SLEEP_FOR_SLOT_MS = 150;
 /** A cached endpoint (decrypted secrets) is reloaded after this, or at once when a job carries a newer version. */
 export const ENDPOINT_CACHE_MS = 5_000;
-/** BullMQ's lock on a job being processed, and how often stalled jobs (dead workers) are looked for. */
-export const JOB_LOCK_MS = 10_000;
-export const STALLED_CHECK_MS = 5_000;
 /** A job stalled this often is failed by BullMQ; the sweeper queues its deliveries again from PostgreSQL. */
 export const MAX_STALLED = 10;
 /** BullMQ retries a job that threw (its record could not be written) after this. */
 export const JOB_RETRY_DELAY_MS = 1_000;
+/** Connections the worker keeps open per receiving origin, and how long an idle one is kept. */
+export const HTTP_CONNECTIONS_PER_ORIGIN = 64;
+export const HTTP_KEEP_ALIVE_MS = 30_000;
+/** Endpoint URLs whose parsed target and policy check are cached; the cache starts over past this. */
+export const TARGET_CACHE_SIZE = 10_000;
 /** Response bodies are logged up to this many bytes; the rest is not read. */
 export const MAX_LOGGED_BODY = 64 * 1024;
 
@@ -64,6 +69,8 @@ export const RECORD_BATCH = 500;
  * more than a part, and each commit's successors make the next batch job, so parts would stay parts.
  */
 export const RECORD_LINGER_MS = 20;
+/** Record statements running at once: one, so the answers that arrive while it commits all join the next. */
+export const RECORD_STATEMENTS_AT_ONCE = 1;
 /** While PostgreSQL is down, a batch of records is retried this often: the attempts were sent, so must be logged. */
 export const RECORD_OUTAGE_RETRY_MS = 1_000;
 /** Timeouts in a row after which an endpoint is throttled to one attempt in flight. */
@@ -79,6 +86,10 @@ export const SWEEP_BATCH = 1000;
 /** Request-log rows one purge statement deletes: small enough not to hold locks for long. */
 export const PURGE_BATCH = 5000;
 export const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** Per-endpoint metric series are exported for this many endpoints only (the busiest), so labels stay bounded. */
+export const METRICS_TOP_ENDPOINTS = 10;
+/** How long shutdown waits for the queue's Redis connection to finish connecting (Redis may be down). */
+export const QUEUE_READY_WAIT_MS = 2000;
 /** Periodic tasks start within this of boot, spread out so workers started together do not run in step. */
 export const MAX_START_JITTER_MS = 1000;
 

@@ -133,52 +133,54 @@ export function DeliveryLog({
       ) : logs.length === 0 ? (
         <p>No deliveries yet.</p>
       ) : (
-        <table class="log">
-          <thead>
-            <tr>
-              <th scope="col">Sent</th>
-              <th scope="col">Event</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Result</th>
-              <th scope="col">Duration</th>
-            </tr>
-          </thead>
-          <tbody>
-            {logs.map((log) => [
-              <tr key={log.uuid} class={`row ${log.status}`}>
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    aria-expanded={open === log.uuid}
-                    onClick={() => setOpen(open === log.uuid ? null : log.uuid)}
-                  >
-                    {formatTime(log.sent_at)}
-                  </button>
-                </td>
-                <td>
-                  {log.event}
-                  {log.test && <span class="badge test">test</span>}
-                </td>
-                <td>{log.attempt}</td>
-                <td>
-                  <span class={`badge ${log.status}`}>{log.response_status ?? log.error}</span>
-                </td>
-                <td>{log.duration_ms} ms</td>
-              </tr>,
-              open === log.uuid && (
-                <tr key={`${log.uuid}-detail`}>
-                  <td colSpan={5}>
-                    <LogDetail
-                      log={unwrap<RequestLog>(log, 'webhook_request_log')}
-                      onResent={() => setTick((t) => t + 1)}
-                    />
+        <div class="table-scroll">
+          <table class="log">
+            <thead>
+              <tr>
+                <th scope="col">Sent</th>
+                <th scope="col">Event</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Result</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {logs.map((log) => [
+                <tr key={log.uuid} class={`row ${log.status}`}>
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={open === log.uuid}
+                      onClick={() => setOpen(open === log.uuid ? null : log.uuid)}
+                    >
+                      {formatTime(log.sent_at)}
+                    </button>
                   </td>
-                </tr>
-              ),
-            ])}
-          </tbody>
-        </table>
+                  <td>
+                    {log.event}
+                    {log.test && <span class="badge test">test</span>}
+                  </td>
+                  <td>{log.attempt}</td>
+                  <td>
+                    <span class={`badge ${log.status}`}>{log.response_status ?? log.error}</span>
+                  </td>
+                  <td>{log.duration_ms} ms</td>
+                </tr>,
+                open === log.uuid && (
+                  <tr key={`${log.uuid}-detail`}>
+                    <td colSpan={5}>
+                      <LogDetail
+                        log={unwrap<RequestLog>(log, 'webhook_request_log')}
+                        onResent={() => setTick((t) => t + 1)}
+                      />
+                    </td>
+                  </tr>
+                ),
+              ])}
+            </tbody>
+          </table>
+        </div>
       )}
     </Panel>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { CatalogEvent, Endpoint, api, unwrap } from '../api';
-import { CopyButton, ErrorMessage, Panel, useAction } from '../ui';
+import { ErrorMessage, Panel, SecretValue, useAction } from '../ui';
 import { EventPicker } from './event-picker';
 
 export function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
@@ -27,9 +27,7 @@ export function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
           Copy the signing secret now: it is shown only once here (you can reveal it later on the endpoint
           page).
         </p>
-        <p class="secret">
-          <code data-testid="new-secret">{created.secret}</code> <CopyButton text={created.secret ?? ''} />
-        </p>
+        <SecretValue value={created.secret ?? ''} testId="new-secret" />
         <a href={`#/webhooks/${created.uuid}`}>Open the endpoint</a>
       </Panel>
     );

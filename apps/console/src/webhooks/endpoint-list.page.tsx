@@ -52,40 +52,42 @@ export function EndpointListPage() {
         ) : rows.length === 0 ? (
           <p>No endpoints yet. Add one to receive events.</p>
         ) : (
-          <table class="endpoints">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Verified</th>
-                <th scope="col">Success (24 h)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.uuid}>
-                  <td>
-                    <a href={`#/webhooks/${row.uuid}`}>{row.url}</a>
-                    {row.description && <div class="muted">{row.description}</div>}
-                  </td>
-                  <td>{row.events.includes('*') ? 'All events' : row.events.join(', ')}</td>
-                  <td>
-                    <StatusBadge status={row.status} reason={row.disabled_reason} />
-                    {row.disabled_reason && <div class="muted">{row.disabled_reason}</div>}
-                  </td>
-                  <td>
-                    {row.verified_at ? (
-                      <span class="badge verified">verified</span>
-                    ) : (
-                      <span class="muted">not verified</span>
-                    )}
-                  </td>
-                  <td>{row.successRate ?? '…'}</td>
+          <div class="table-scroll">
+            <table class="endpoints">
+              <thead>
+                <tr>
+                  <th scope="col">URL</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Verified</th>
+                  <th scope="col">Success (24 h)</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.uuid}>
+                    <td>
+                      <a href={`#/webhooks/${row.uuid}`}>{row.url}</a>
+                      {row.description && <div class="muted">{row.description}</div>}
+                    </td>
+                    <td>{row.events.includes('*') ? 'All events' : row.events.join(', ')}</td>
+                    <td>
+                      <StatusBadge status={row.status} reason={row.disabled_reason} />
+                      {row.disabled_reason && <div class="muted">{row.disabled_reason}</div>}
+                    </td>
+                    <td>
+                      {row.verified_at ? (
+                        <span class="badge verified">verified</span>
+                      ) : (
+                        <span class="muted">not verified</span>
+                      )}
+                    </td>
+                    <td>{row.successRate ?? '…'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Panel>
     </>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { CatalogEvent, Endpoint, RequestLog, api, unwrap } from '../api';
-import { CopyButton, ErrorMessage, Panel, StatusBadge, formatTime, useAction } from '../ui';
+import { ConfirmButton, ErrorMessage, Panel, SecretValue, StatusBadge, formatTime, useAction } from '../ui';
 import { DeliveryLog } from './delivery-log';
 import { DeliverySettings } from './delivery-settings';
 
@@ -43,6 +43,10 @@ export function EndpointPage({ uuid }: { uuid: string }) {
   const toggle = useAction(async () => {
     await post(endpoint?.status === 'enabled' ? 'disable' : 'enable');
     await load();
+  });
+  const remove = useAction(async () => {
+    await api('DELETE', `/webhook-endpoints/${uuid}`);
+    location.hash = '#/webhooks';
   });
   const verify = useAction(async () => {
     setVerifyMessage(null);
@@ -95,32 +99,48 @@ export function EndpointPage({ uuid }: { uuid: string }) {
 
       <div class="grid">
         <Panel title="Signing secret">
-          {secret ? (
-            <p class="secret">
-              <code data-testid="secret">{secret}</code> <CopyButton text={secret} />
-            </p>
-          ) : (
-            <p class="muted">Hidden.</p>
-          )}
+          {secret ? <SecretValue value={secret} testId="secret" /> : <p class="muted">Hidden.</p>}
           <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
             Reveal
           </button>{' '}
-          <button type="button" onClick={() => void rotate.act()} disabled={rotate.busy}>
-            Rotate
-          </button>
+          <ConfirmButton
+            label="Rotate"
+            question="Issue a new signing secret?"
+            confirm="Yes, rotate"
+            busy={rotate.busy}
+            onConfirm={() => void rotate.act()}
+          />
           <p class="hint">After a rotation the old secret keeps working for 24 hours.</p>
           <ErrorMessage error={reveal.error ?? rotate.error} />
         </Panel>
 
         <Panel title="Status">
-          <button type="button" onClick={() => void toggle.act()} disabled={toggle.busy}>
-            {endpoint.status === 'enabled' ? 'Disable endpoint' : 'Enable endpoint'}
-          </button>{' '}
+          {endpoint.status === 'enabled' ? (
+            <ConfirmButton
+              label="Disable endpoint"
+              question="Stop delivering to this endpoint?"
+              confirm="Yes, disable"
+              busy={toggle.busy}
+              onConfirm={() => void toggle.act()}
+            />
+          ) : (
+            <button type="button" onClick={() => void toggle.act()} disabled={toggle.busy}>
+              Enable endpoint
+            </button>
+          )}{' '}
           <button type="button" onClick={() => void verify.act()} disabled={verify.busy}>
             Verify ownership
           </button>
           {verifyMessage && <p role="status">{verifyMessage}</p>}
           <ErrorMessage error={toggle.error ?? verify.error} />
+          <ConfirmButton
+            label="Delete endpoint"
+            question="Delete this endpoint for good?"
+            confirm="Yes, delete"
+            busy={remove.busy}
+            onConfirm={() => void remove.act()}
+          />
+          <ErrorMessage error={remove.error} />
         </Panel>
 
         <DeliverySettings endpoint={endpoint} onSaved={load} />

@@ -1,6 +1,6 @@
 import { CatalogEvent } from '../api';
 
-/** Events grouped by resource, with an "all events" switch that stands for `*`. */
+/** Events grouped by the prefix of their names (`warehouse_dock`), with an "all events" switch that stands for `*`. */
 export function EventPicker({
   catalog,
   value,
@@ -12,7 +12,10 @@ export function EventPicker({
 }) {
   const all = value.includes('*');
   const groups = new Map<string, CatalogEvent[]>();
-  for (const event of catalog) groups.set(event.resource, [...(groups.get(event.resource) ?? []), event]);
+  for (const event of catalog) {
+    const prefix = event.name.split('.')[0];
+    groups.set(prefix, [...(groups.get(prefix) ?? []), event]);
+  }
   const toggle = (name: string, on: boolean) =>
     onChange(on ? [...value.filter((v) => v !== name), name] : value.filter((v) => v !== name));
   return (
@@ -27,9 +30,9 @@ export function EventPicker({
         All events
       </label>
       {!all &&
-        [...groups].map(([resource, events]) => (
-          <fieldset key={resource} class="group">
-            <legend>{resource}</legend>
+        [...groups].map(([prefix, events]) => (
+          <fieldset key={prefix} class="group">
+            <legend>{prefix}</legend>
             {events.map((event) => (
               <label key={event.name} title={event.description}>
                 <input

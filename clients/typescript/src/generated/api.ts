@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether PostgreSQL and Redis are reachable */
+        /**
+         * Whether PostgreSQL and Redis are reachable
+         * @description Public (no API key): for load balancers and orchestrators. Each check is given 1.5 s.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -24,10 +27,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List locations */
+        /**
+         * List locations
+         * @description A page of the company’s locations, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listLocations"];
         put?: never;
-        /** Create a location */
+        /**
+         * Create a location
+         * @description Creates a location (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createLocation"];
         delete?: never;
         options?: never;
@@ -42,21 +51,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one location */
+        /**
+         * Get one location
+         * @description The location with this uuid, with its embedded records.
+         */
         get: operations["getLocation"];
         /**
          * Update a location
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateLocation"];
         post?: never;
-        /** Delete a location */
+        /**
+         * Delete a location
+         * @description Deletes the location and answers it as it was.
+         */
         delete: operations["deleteLocation"];
         options?: never;
         head?: never;
         /**
          * Update a location (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchLocation"];
         trace?: never;
@@ -68,10 +83,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the company’s API keys (never the keys) */
+        /**
+         * List the company’s API keys (never the keys)
+         * @description Every key, revoked ones included, as its prefix and last four characters.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (shown this once) */
+        /**
+         * Create an API key (shown this once)
+         * @description The response is the only one that carries the key itself; the api stores only its hash.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -89,7 +110,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key */
+        /**
+         * Revoke an API key
+         * @description The key stops authenticating at once; it stays listed with `revoked_at`.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -103,7 +127,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook-endpoints */
+        /**
+         * List webhook-endpoints
+         * @description A page of the company’s webhook-endpoints, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
@@ -124,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reveal the current signing secret */
+        /**
+         * Reveal the current signing secret
+         * @description The secret deliveries are signed with (stored encrypted with APP_KEY).
+         */
         get: operations["getWebhookEndpointSecret"];
         put?: never;
         post?: never;
@@ -141,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reveal the static headers, with values */
+        /**
+         * Reveal the static headers, with values
+         * @description The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, with values redacted.
+         */
         get: operations["getWebhookEndpointHeaders"];
         put?: never;
         post?: never;
@@ -200,7 +233,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable the endpoint */
+        /**
+         * Enable the endpoint
+         * @description Sets `status` to enabled: deliveries to it resume.
+         */
         post: operations["enableWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -217,7 +253,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable the endpoint (no deliveries) */
+        /**
+         * Disable the endpoint (no deliveries)
+         * @description Sets `status` to disabled: nothing is delivered to it until it is enabled again.
+         */
         post: operations["disableWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -312,21 +351,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one webhook-endpoint */
+        /**
+         * Get one webhook-endpoint
+         * @description The webhook-endpoint with this uuid, with its embedded records.
+         */
         get: operations["getWebhookEndpoint"];
         /**
          * Update a webhook-endpoint
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWebhookEndpoint"];
         post?: never;
-        /** Delete a webhook-endpoint */
+        /**
+         * Delete a webhook-endpoint
+         * @description Deletes the webhook-endpoint and answers it as it was.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
          * Update a webhook-endpoint (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWebhookEndpoint"];
         trace?: never;
@@ -342,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Send this event to this endpoint again
-         * @description Queues the delivery again with the same envelope and webhook-id.
+         * @description Queues the delivery again with the same envelope and webhook-id; a test send, or an event no longer stored, is a 422.
          */
         post: operations["resendWebhookRequestLog"];
         delete?: never;
@@ -358,7 +403,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook-request-logs */
+        /**
+         * List webhook-request-logs
+         * @description A page of the company’s webhook-request-logs, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWebhookRequestLogs"];
         put?: never;
         post?: never;
@@ -375,7 +423,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one webhook-request-log */
+        /**
+         * Get one webhook-request-log
+         * @description The webhook-request-log with this uuid, with its embedded records.
+         */
         get: operations["getWebhookRequestLog"];
         put?: never;
         post?: never;
@@ -452,10 +503,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List vehicles */
+        /**
+         * List vehicles
+         * @description A page of the company’s vehicles, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listVehicles"];
         put?: never;
-        /** Create a vehicle */
+        /**
+         * Create a vehicle
+         * @description Creates a vehicle (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createVehicle"];
         delete?: never;
         options?: never;
@@ -470,21 +527,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one vehicle */
+        /**
+         * Get one vehicle
+         * @description The vehicle with this uuid, with its embedded records.
+         */
         get: operations["getVehicle"];
         /**
          * Update a vehicle
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateVehicle"];
         post?: never;
-        /** Delete a vehicle */
+        /**
+         * Delete a vehicle
+         * @description Deletes the vehicle and answers it as it was.
+         */
         delete: operations["deleteVehicle"];
         options?: never;
         head?: never;
         /**
          * Update a vehicle (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchVehicle"];
         trace?: never;
@@ -498,7 +561,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["DriverController_location"];
+        /**
+         * Record where a driver is
+         * @description Sets the driver’s `location` (with `recorded_at`) and `location_updated_at`, and emits `driver.location_changed`. The body is the flat object, not wrapped.
+         */
+        post: operations["recordDriverLocation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -512,10 +579,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List drivers */
+        /**
+         * List drivers
+         * @description A page of the company’s drivers, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listDrivers"];
         put?: never;
-        /** Create a driver */
+        /**
+         * Create a driver
+         * @description Creates a driver (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createDriver"];
         delete?: never;
         options?: never;
@@ -530,21 +603,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one driver */
+        /**
+         * Get one driver
+         * @description The driver with this uuid, with its embedded records.
+         */
         get: operations["getDriver"];
         /**
          * Update a driver
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateDriver"];
         post?: never;
-        /** Delete a driver */
+        /**
+         * Delete a driver
+         * @description Deletes the driver and answers it as it was.
+         */
         delete: operations["deleteDriver"];
         options?: never;
         head?: never;
         /**
          * Update a driver (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchDriver"];
         trace?: never;
@@ -558,7 +637,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["OrderController_status"];
+        /**
+         * Move an order to its next status
+         * @description One move of the status machine (created → dispatched → enroute → completed, or canceled before completion; dispatching needs a driver); any other move, staying in the same status included, is a 422. The body is the flat object.
+         */
+        post: operations["moveOrderStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -572,10 +655,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List orders */
+        /**
+         * List orders
+         * @description A page of the company’s orders, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listOrders"];
         put?: never;
-        /** Create a order */
+        /**
+         * Create a order
+         * @description Creates a order (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createOrder"];
         delete?: never;
         options?: never;
@@ -590,21 +679,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one order */
+        /**
+         * Get one order
+         * @description The order with this uuid, with its embedded records.
+         */
         get: operations["getOrder"];
         /**
          * Update a order
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateOrder"];
         post?: never;
-        /** Delete a order */
+        /**
+         * Delete a order
+         * @description Deletes the order and answers it as it was.
+         */
         delete: operations["deleteOrder"];
         options?: never;
         head?: never;
         /**
          * Update a order (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchOrder"];
         trace?: never;
@@ -616,10 +711,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List warehouses */
+        /**
+         * List warehouses
+         * @description A page of the company’s warehouses, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWarehouses"];
         put?: never;
-        /** Create a warehouse */
+        /**
+         * Create a warehouse
+         * @description Creates a warehouse (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createWarehouse"];
         delete?: never;
         options?: never;
@@ -634,21 +735,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one warehouse */
+        /**
+         * Get one warehouse
+         * @description The warehouse with this uuid, with its embedded records.
+         */
         get: operations["getWarehouse"];
         /**
          * Update a warehouse
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWarehouse"];
         post?: never;
-        /** Delete a warehouse */
+        /**
+         * Delete a warehouse
+         * @description Deletes the warehouse and answers it as it was.
+         */
         delete: operations["deleteWarehouse"];
         options?: never;
         head?: never;
         /**
          * Update a warehouse (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWarehouse"];
         trace?: never;
@@ -660,10 +767,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List warehouse-sections */
+        /**
+         * List warehouse-sections
+         * @description A page of the company’s warehouse-sections, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWarehouseSections"];
         put?: never;
-        /** Create a warehouse-section */
+        /**
+         * Create a warehouse-section
+         * @description Creates a warehouse-section (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createWarehouseSection"];
         delete?: never;
         options?: never;
@@ -678,21 +791,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one warehouse-section */
+        /**
+         * Get one warehouse-section
+         * @description The warehouse-section with this uuid, with its embedded records.
+         */
         get: operations["getWarehouseSection"];
         /**
          * Update a warehouse-section
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWarehouseSection"];
         post?: never;
-        /** Delete a warehouse-section */
+        /**
+         * Delete a warehouse-section
+         * @description Deletes the warehouse-section and answers it as it was.
+         */
         delete: operations["deleteWarehouseSection"];
         options?: never;
         head?: never;
         /**
          * Update a warehouse-section (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWarehouseSection"];
         trace?: never;
@@ -704,10 +823,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List warehouse-docks */
+        /**
+         * List warehouse-docks
+         * @description A page of the company’s warehouse-docks, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         */
         get: operations["listWarehouseDocks"];
         put?: never;
-        /** Create a warehouse-dock */
+        /**
+         * Create a warehouse-dock
+         * @description Creates a warehouse-dock (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         */
         post: operations["createWarehouseDock"];
         delete?: never;
         options?: never;
@@ -722,21 +847,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one warehouse-dock */
+        /**
+         * Get one warehouse-dock
+         * @description The warehouse-dock with this uuid, with its embedded records.
+         */
         get: operations["getWarehouseDock"];
         /**
          * Update a warehouse-dock
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         put: operations["updateWarehouseDock"];
         post?: never;
-        /** Delete a warehouse-dock */
+        /**
+         * Delete a warehouse-dock
+         * @description Deletes the warehouse-dock and answers it as it was.
+         */
         delete: operations["deleteWarehouseDock"];
         options?: never;
         head?: never;
         /**
          * Update a warehouse-dock (same as PUT)
-         * @description Only the fields sent change.
+         * @description Only the fields sent change; an embedded list sent replaces the one stored.
          */
         patch: operations["patchWarehouseDock"];
         trace?: never;
@@ -787,6 +918,30 @@ export interface components {
             errors: components["schemas"]["ErrorObject"][];
         };
         Location: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            name: string;
+            street: string | null;
+            city: string | null;
+            state: string | null;
+            zip: string | null;
+            country: string | null;
+            latitude: number | null;
+            longitude: number | null;
+        };
+        /** @description A location as embedded in another record: without its own embedded records. */
+        LocationEmbedded: {
             /**
              * Format: uuid
              * @description The same value as uuid (the primary key generic clients expect).
@@ -905,29 +1060,41 @@ export interface components {
                 url: string;
                 description?: string | null;
                 events?: string[] | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "enabled" | "disabled" | null;
                 max_in_flight?: number | null;
                 rate_limit_per_second?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
-                filter?: Record<string, never> | null;
-                headers?: Record<string, never> | null;
-                auth?: Record<string, never> | null;
+                filter?: {
+                    [key: string]: unknown;
+                } | null;
+                headers?: {
+                    [key: string]: unknown;
+                } | null;
+                auth?: {
+                    [key: string]: unknown;
+                } | null;
             };
         } | {
             url: string;
             description?: string | null;
             events?: string[] | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "enabled" | "disabled" | null;
             max_in_flight?: number | null;
             rate_limit_per_second?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
-            filter?: Record<string, never> | null;
-            headers?: Record<string, never> | null;
-            auth?: Record<string, never> | null;
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            headers?: {
+                [key: string]: unknown;
+            } | null;
+            auth?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookEndpointUpdateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -935,29 +1102,41 @@ export interface components {
                 url?: string;
                 description?: string | null;
                 events?: string[] | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "enabled" | "disabled" | null;
                 max_in_flight?: number | null;
                 rate_limit_per_second?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
-                filter?: Record<string, never> | null;
-                headers?: Record<string, never> | null;
-                auth?: Record<string, never> | null;
+                filter?: {
+                    [key: string]: unknown;
+                } | null;
+                headers?: {
+                    [key: string]: unknown;
+                } | null;
+                auth?: {
+                    [key: string]: unknown;
+                } | null;
             };
         } | {
             url?: string;
             description?: string | null;
             events?: string[] | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "enabled" | "disabled" | null;
             max_in_flight?: number | null;
             rate_limit_per_second?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
-            filter?: Record<string, never> | null;
-            headers?: Record<string, never> | null;
-            auth?: Record<string, never> | null;
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            headers?: {
+                [key: string]: unknown;
+            } | null;
+            auth?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -1001,14 +1180,6 @@ export interface components {
             /** Format: date-time */
             sent_at: string;
         };
-        WebhookRequestLogCreateBody: {
-            /** @description Sent as `{"webhook_request_log": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            webhook_request_log: Record<string, never>;
-        } | Record<string, never>;
-        WebhookRequestLogUpdateBody: {
-            /** @description Sent as `{"webhook_request_log": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            webhook_request_log: Record<string, never>;
-        } | Record<string, never>;
         WebhookRequestLogResponse: {
             webhook_request_log: components["schemas"]["WebhookRequestLog"];
         };
@@ -1037,6 +1208,28 @@ export interface components {
             /** @enum {string} */
             status: "active" | "inactive" | "maintenance";
         };
+        /** @description A vehicle as embedded in another record: without its own embedded records. */
+        VehicleEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            plate_number: string;
+            make: string | null;
+            model: string | null;
+            year: number | null;
+            /** @enum {string} */
+            status: "active" | "inactive" | "maintenance";
+        };
         VehicleCreateBody: {
             /** @description Sent as `{"vehicle": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             vehicle: {
@@ -1044,7 +1237,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             };
         } | {
@@ -1052,7 +1245,7 @@ export interface components {
             make?: string | null;
             model?: string | null;
             year?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | "maintenance" | null;
         };
         VehicleUpdateBody: {
@@ -1062,7 +1255,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             };
         } | {
@@ -1070,7 +1263,7 @@ export interface components {
             make?: string | null;
             model?: string | null;
             year?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | "maintenance" | null;
         };
         VehicleResponse: {
@@ -1108,15 +1301,15 @@ export interface components {
             notes: string | null;
             /** @description Any JSON value. */
             meta: unknown;
-            driver: components["schemas"]["Driver"] | null;
-            pickup_location: components["schemas"]["Location"] | null;
-            dropoff_location: components["schemas"]["Location"] | null;
+            driver: components["schemas"]["DriverEmbedded"] | null;
+            pickup_location: components["schemas"]["LocationEmbedded"] | null;
+            dropoff_location: components["schemas"]["LocationEmbedded"] | null;
         };
         OrderCreateBody: {
             /** @description Sent as `{"order": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             order: {
                 reference?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
                 /** Format: uuid */
                 driver_uuid?: string | null;
@@ -1127,7 +1320,9 @@ export interface components {
                 /** Format: date-time */
                 scheduled_at?: string | null;
                 notes?: string | null;
-                meta: Record<string, never>;
+                meta?: {
+                    [key: string]: unknown;
+                };
                 /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
                 driver?: {
                     /** Format: uuid */
@@ -1143,7 +1338,7 @@ export interface components {
                     phone?: string | null;
                     /** Format: email */
                     email?: string | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | null;
                 } | null;
                 /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1185,7 +1380,7 @@ export interface components {
             };
         } | {
             reference?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
             /** Format: uuid */
             driver_uuid?: string | null;
@@ -1196,7 +1391,9 @@ export interface components {
             /** Format: date-time */
             scheduled_at?: string | null;
             notes?: string | null;
-            meta: Record<string, never>;
+            meta?: {
+                [key: string]: unknown;
+            };
             /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
             driver?: {
                 /** Format: uuid */
@@ -1212,7 +1409,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
             } | null;
             /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1256,7 +1453,7 @@ export interface components {
             /** @description Sent as `{"order": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             order: {
                 reference?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
                 /** Format: uuid */
                 driver_uuid?: string | null;
@@ -1267,7 +1464,9 @@ export interface components {
                 /** Format: date-time */
                 scheduled_at?: string | null;
                 notes?: string | null;
-                meta?: Record<string, never>;
+                meta?: {
+                    [key: string]: unknown;
+                };
                 /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
                 driver?: {
                     /** Format: uuid */
@@ -1283,7 +1482,7 @@ export interface components {
                     phone?: string | null;
                     /** Format: email */
                     email?: string | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | null;
                 } | null;
                 /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1325,7 +1524,7 @@ export interface components {
             };
         } | {
             reference?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "created" | "dispatched" | "enroute" | "completed" | "canceled" | null;
             /** Format: uuid */
             driver_uuid?: string | null;
@@ -1336,7 +1535,9 @@ export interface components {
             /** Format: date-time */
             scheduled_at?: string | null;
             notes?: string | null;
-            meta?: Record<string, never>;
+            meta?: {
+                [key: string]: unknown;
+            };
             /** @description An embedded driver: with a uuid (or id) it links (and updates) that driver; without one it is created. */
             driver?: {
                 /** Format: uuid */
@@ -1352,7 +1553,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
             } | null;
             /** @description An embedded location: with a uuid (or id) it links (and updates) that location; without one it is created. */
@@ -1424,7 +1625,34 @@ export interface components {
             location: unknown;
             /** Format: date-time */
             location_updated_at: string | null;
-            vehicle: components["schemas"]["Vehicle"] | null;
+            vehicle: components["schemas"]["VehicleEmbedded"] | null;
+        };
+        /** @description A driver as embedded in another record: without its own embedded records. */
+        DriverEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vehicle_uuid: string | null;
+            name: string;
+            phone: string | null;
+            email: string | null;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** @description Any JSON value. */
+            location: unknown;
+            /** Format: date-time */
+            location_updated_at: string | null;
         };
         DriverCreateBody: {
             /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
@@ -1435,7 +1663,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
                 /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
                 vehicle?: {
@@ -1450,7 +1678,7 @@ export interface components {
                     make?: string | null;
                     model?: string | null;
                     year?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | "maintenance" | null;
                 } | null;
             };
@@ -1461,7 +1689,7 @@ export interface components {
             phone?: string | null;
             /** Format: email */
             email?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | null;
             /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
             vehicle?: {
@@ -1476,7 +1704,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             } | null;
         };
@@ -1489,7 +1717,7 @@ export interface components {
                 phone?: string | null;
                 /** Format: email */
                 email?: string | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | null;
                 /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
                 vehicle?: {
@@ -1504,7 +1732,7 @@ export interface components {
                     make?: string | null;
                     model?: string | null;
                     year?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "active" | "inactive" | "maintenance" | null;
                 } | null;
             };
@@ -1515,7 +1743,7 @@ export interface components {
             phone?: string | null;
             /** Format: email */
             email?: string | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "active" | "inactive" | null;
             /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
             vehicle?: {
@@ -1530,7 +1758,7 @@ export interface components {
                 make?: string | null;
                 model?: string | null;
                 year?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "active" | "inactive" | "maintenance" | null;
             } | null;
         };
@@ -1542,6 +1770,26 @@ export interface components {
             meta: components["schemas"]["ListMeta"];
         };
         WarehouseSection: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            warehouse_uuid: string;
+            name: string;
+            description: string | null;
+        };
+        /** @description A warehouse-section as embedded in another record: without its own embedded records. */
+        WarehouseSectionEmbedded: {
             /**
              * Format: uuid
              * @description The same value as uuid (the primary key generic clients expect).
@@ -1618,9 +1866,9 @@ export interface components {
             zip: string;
             capacity: number;
             is_primary: boolean;
-            location: components["schemas"]["Location"] | null;
-            sections: components["schemas"]["WarehouseSection"][];
-            docks: components["schemas"]["WarehouseDock"][];
+            location: components["schemas"]["LocationEmbedded"] | null;
+            sections: components["schemas"]["WarehouseSectionEmbedded"][];
+            docks: components["schemas"]["WarehouseDockEmbedded"][];
         };
         WarehouseCreateBody: {
             /** @description Sent as `{"warehouse": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
@@ -1674,10 +1922,10 @@ export interface components {
                      */
                     id?: string;
                     dock_number?: string;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     direction?: "inbound" | "outbound" | "both" | null;
                     capacity?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "available" | "occupied" | "maintenance" | null;
                 }[];
             };
@@ -1731,10 +1979,10 @@ export interface components {
                  */
                 id?: string;
                 dock_number?: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             }[];
         };
@@ -1790,10 +2038,10 @@ export interface components {
                      */
                     id?: string;
                     dock_number?: string;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     direction?: "inbound" | "outbound" | "both" | null;
                     capacity?: number | null;
-                    /** @enum {unknown|null} */
+                    /** @enum {string|null} */
                     status?: "available" | "occupied" | "maintenance" | null;
                 }[];
             };
@@ -1847,10 +2095,10 @@ export interface components {
                  */
                 id?: string;
                 dock_number?: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             }[];
         };
@@ -1884,26 +2132,50 @@ export interface components {
             /** @enum {string} */
             status: "available" | "occupied" | "maintenance";
         };
+        /** @description A warehouse-dock as embedded in another record: without its own embedded records. */
+        WarehouseDockEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            warehouse_uuid: string;
+            dock_number: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "both";
+            capacity: number | null;
+            /** @enum {string} */
+            status: "available" | "occupied" | "maintenance";
+        };
         WarehouseDockCreateBody: {
             /** @description Sent as `{"warehouse_dock": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
             warehouse_dock: {
                 /** Format: uuid */
                 warehouse_uuid?: string | null;
                 dock_number: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             };
         } | {
             /** Format: uuid */
             warehouse_uuid?: string | null;
             dock_number: string;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             direction?: "inbound" | "outbound" | "both" | null;
             capacity?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "available" | "occupied" | "maintenance" | null;
         };
         WarehouseDockUpdateBody: {
@@ -1912,20 +2184,20 @@ export interface components {
                 /** Format: uuid */
                 warehouse_uuid?: string | null;
                 dock_number?: string;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 direction?: "inbound" | "outbound" | "both" | null;
                 capacity?: number | null;
-                /** @enum {unknown|null} */
+                /** @enum {string|null} */
                 status?: "available" | "occupied" | "maintenance" | null;
             };
         } | {
             /** Format: uuid */
             warehouse_uuid?: string | null;
             dock_number?: string;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             direction?: "inbound" | "outbound" | "both" | null;
             capacity?: number | null;
-            /** @enum {unknown|null} */
+            /** @enum {string|null} */
             status?: "available" | "occupied" | "maintenance" | null;
         };
         WarehouseDockResponse: {
@@ -1990,54 +2262,86 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request */
+        /** @description The body is unchanged since the `ETag` sent as `If-None-Match`; none is sent. */
+        NotModified: {
+            headers: {
+                etag: components["headers"]["ETag"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query parameter is malformed or unknown (`source.parameter` names it), or the body is not valid JSON. */
         BadRequest: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Unauthorized */
+        /** @description No API key, or one that is unknown or revoked. */
         Unauthorized: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "www-authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Not found */
+        /** @description No record with this uuid in the company of the key. */
         NotFound: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Payload too large */
+        /** @description A unique value is taken, or the record is still in use (a driver on active orders), or a stored secret cannot be opened with the configured keys. */
+        Conflict: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
         PayloadTooLarge: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Unsupported media type */
+        /** @description A body was sent that is not JSON. */
         UnsupportedMediaType: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Unprocessable entity */
+        /** @description The body is JSON but not acceptable: each error points at its field (`source.pointer`). */
         UnprocessableEntity: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                 [name: string]: unknown;
             };
             content: {
@@ -2068,18 +2372,34 @@ export interface components {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Too many requests */
+        /** @description The key used up its requests of this minute; retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description Internal server error */
+        /** @description A fault of the api; the detail quotes the request id to report. */
         InternalError: {
             headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description PostgreSQL or Redis is unreachable for now; nothing was changed, retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -2089,7 +2409,22 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid. */
+        XRequestId: string;
+        /** @description Requests the key may make per minute. */
+        XRateLimitLimit: number;
+        /** @description Requests left to the key this minute. */
+        XRateLimitRemaining: number;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description `Bearer` */
+        WwwAuthenticate: string;
+        /** @description The created record’s URL (its path on this api). */
+        Location: string;
+        /** @description A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged. */
+        ETag: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2103,20 +2438,46 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description {"status": "ok", …} */
+            /** @description Both are reachable. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "error";
+                        checks: {
+                            /** @enum {string} */
+                            database: "up" | "down";
+                            /** @enum {string} */
+                            redis: "up" | "down";
+                        };
+                    };
+                };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
-            /** @description A dependency is down; the body says which. */
+            /** @description A dependency is down; `checks` says which. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "error";
+                        checks: {
+                            /** @enum {string} */
+                            database: "up" | "down";
+                            /** @enum {string} */
+                            redis: "up" | "down";
+                        };
+                    };
+                };
             };
         };
     };
@@ -2173,16 +2534,22 @@ export interface operations {
             /** @description A page of locations. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLocation: {
@@ -2201,18 +2568,25 @@ export interface operations {
             /** @description The created location. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLocation: {
@@ -2230,16 +2604,23 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateLocation: {
@@ -2261,19 +2642,25 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteLocation: {
@@ -2291,16 +2678,22 @@ export interface operations {
             /** @description The location as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchLocation: {
@@ -2322,19 +2715,25 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LocationResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -2348,31 +2747,38 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        api_keys?: {
+                        api_keys: {
                             /** Format: uuid */
-                            id?: string;
+                            id: string;
                             /** Format: uuid */
-                            uuid?: string;
-                            name?: string | null;
-                            prefix?: string;
-                            last_four?: string;
+                            uuid: string;
+                            name: string | null;
+                            prefix: string;
+                            last_four: string;
                             /** Format: date-time */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** Format: date-time */
-                            revoked_at?: string | null;
+                            revoked_at: string | null;
                             /** Format: date-time */
-                            created_at?: string;
+                            created_at: string;
                         }[];
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -2382,10 +2788,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    api_key?: {
+                    api_key: {
                         name?: string | null;
                     };
                 } | {
@@ -2394,38 +2800,46 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The key, with the secret `key` (shown this once). */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        api_key?: {
+                        api_key: {
                             /** Format: uuid */
-                            id?: string;
+                            id: string;
                             /** Format: uuid */
-                            uuid?: string;
-                            name?: string | null;
-                            prefix?: string;
-                            last_four?: string;
+                            uuid: string;
+                            name: string | null;
+                            prefix: string;
+                            last_four: string;
                             /** Format: date-time */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** Format: date-time */
-                            revoked_at?: string | null;
+                            revoked_at: string | null;
                             /** Format: date-time */
-                            created_at?: string;
+                            created_at: string;
                         } & {
-                            key?: string;
+                            key: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -2440,34 +2854,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The revoked key. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         api_key: {
                             /** Format: uuid */
-                            id?: string;
+                            id: string;
                             /** Format: uuid */
-                            uuid?: string;
-                            name?: string | null;
-                            prefix?: string;
-                            last_four?: string;
+                            uuid: string;
+                            name: string | null;
+                            prefix: string;
+                            last_four: string;
                             /** Format: date-time */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** Format: date-time */
-                            revoked_at?: string | null;
+                            revoked_at: string | null;
                             /** Format: date-time */
-                            created_at?: string;
+                            created_at: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -2531,16 +2951,22 @@ export interface operations {
             /** @description A page of webhook-endpoints. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -2559,23 +2985,30 @@ export interface operations {
             /** @description The endpoint, with its secret (shown this once). */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         webhook_endpoint: components["schemas"]["WebhookEndpoint"] & {
                             /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
-                            secret?: string;
+                            secret: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpointSecret: {
@@ -2592,6 +3025,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2601,10 +3038,14 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpointHeaders: {
@@ -2621,18 +3062,28 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        headers: Record<string, never>;
+                        headers: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpointQueue: {
@@ -2649,6 +3100,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2669,10 +3124,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -2690,21 +3148,28 @@ export interface operations {
             /** @description The endpoint, with its new secret. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         webhook_endpoint: components["schemas"]["WebhookEndpoint"] & {
                             /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
-                            secret?: string;
+                            secret: string;
                         };
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableWebhookEndpoint: {
@@ -2721,16 +3186,23 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disableWebhookEndpoint: {
@@ -2747,16 +3219,23 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sendWebhookEndpointTest: {
@@ -2777,12 +3256,16 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2790,6 +3273,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     testWebhookEndpointFilter: {
@@ -2810,6 +3294,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +3314,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2834,6 +3322,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyWebhookEndpoint: {
@@ -2850,16 +3339,24 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     recoverWebhookEndpoint: {
@@ -2881,6 +3378,9 @@ export interface operations {
             /** @description What was queued. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,6 +3406,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2913,6 +3414,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpoint: {
@@ -2930,16 +3432,23 @@ export interface operations {
             /** @description The webhook-endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -2961,19 +3470,25 @@ export interface operations {
             /** @description The updated webhook-endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -2991,16 +3506,22 @@ export interface operations {
             /** @description The webhook-endpoint as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWebhookEndpoint: {
@@ -3022,19 +3543,25 @@ export interface operations {
             /** @description The updated webhook-endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendWebhookRequestLog: {
@@ -3052,6 +3579,9 @@ export interface operations {
             /** @description What was queued. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,10 +3607,15 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookRequestLogs: {
@@ -3146,16 +3681,22 @@ export interface operations {
             /** @description A page of webhook-request-logs. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookRequestLog: {
@@ -3173,16 +3714,23 @@ export interface operations {
             /** @description The webhook-request-log. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEvents: {
@@ -3196,6 +3744,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,9 +3766,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookSenderAddresses: {
@@ -3230,6 +3785,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,9 +3802,12 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEventRouting: {
@@ -3261,6 +3823,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3295,10 +3861,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVehicles: {
@@ -3348,16 +3917,22 @@ export interface operations {
             /** @description A page of vehicles. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVehicle: {
@@ -3376,18 +3951,25 @@ export interface operations {
             /** @description The created vehicle. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVehicle: {
@@ -3405,16 +3987,23 @@ export interface operations {
             /** @description The vehicle. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateVehicle: {
@@ -3436,19 +4025,25 @@ export interface operations {
             /** @description The updated vehicle. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteVehicle: {
@@ -3466,16 +4061,22 @@ export interface operations {
             /** @description The vehicle as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchVehicle: {
@@ -3497,12 +4098,61 @@ export interface operations {
             /** @description The updated vehicle. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VehicleResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordDriverLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    latitude: number;
+                    longitude: number;
+                    heading?: number | null;
+                    speed?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The driver. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3510,29 +4160,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    DriverController_location: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDrivers: {
@@ -3584,16 +4212,22 @@ export interface operations {
             /** @description A page of drivers. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDriver: {
@@ -3612,18 +4246,25 @@ export interface operations {
             /** @description The created driver. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDriver: {
@@ -3641,16 +4282,23 @@ export interface operations {
             /** @description The driver. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDriver: {
@@ -3672,19 +4320,25 @@ export interface operations {
             /** @description The updated driver. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDriver: {
@@ -3702,16 +4356,22 @@ export interface operations {
             /** @description The driver as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchDriver: {
@@ -3733,12 +4393,59 @@ export interface operations {
             /** @description The updated driver. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DriverResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    moveOrderStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "created" | "dispatched" | "enroute" | "completed" | "canceled";
+                };
+            };
+        };
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3746,29 +4453,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-        };
-    };
-    OrderController_status: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
@@ -3822,16 +4507,22 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -3850,18 +4541,25 @@ export interface operations {
             /** @description The created order. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -3879,16 +4577,23 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -3910,19 +4615,25 @@ export interface operations {
             /** @description The updated order. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
@@ -3940,16 +4651,22 @@ export interface operations {
             /** @description The order as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchOrder: {
@@ -3971,19 +4688,25 @@ export interface operations {
             /** @description The updated order. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouses: {
@@ -4039,16 +4762,22 @@ export interface operations {
             /** @description A page of warehouses. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWarehouse: {
@@ -4067,18 +4796,25 @@ export interface operations {
             /** @description The created warehouse. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouse: {
@@ -4096,16 +4832,23 @@ export interface operations {
             /** @description The warehouse. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWarehouse: {
@@ -4127,19 +4870,25 @@ export interface operations {
             /** @description The updated warehouse. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWarehouse: {
@@ -4157,16 +4906,22 @@ export interface operations {
             /** @description The warehouse as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWarehouse: {
@@ -4188,19 +4943,25 @@ export interface operations {
             /** @description The updated warehouse. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseSections: {
@@ -4246,16 +5007,22 @@ export interface operations {
             /** @description A page of warehouse-sections. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWarehouseSection: {
@@ -4274,18 +5041,25 @@ export interface operations {
             /** @description The created warehouse-section. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseSection: {
@@ -4303,16 +5077,23 @@ export interface operations {
             /** @description The warehouse-section. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWarehouseSection: {
@@ -4334,19 +5115,25 @@ export interface operations {
             /** @description The updated warehouse-section. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWarehouseSection: {
@@ -4364,16 +5151,22 @@ export interface operations {
             /** @description The warehouse-section as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWarehouseSection: {
@@ -4395,19 +5188,25 @@ export interface operations {
             /** @description The updated warehouse-section. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseSectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseDocks: {
@@ -4457,16 +5256,22 @@ export interface operations {
             /** @description A page of warehouse-docks. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockListResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWarehouseDock: {
@@ -4485,18 +5290,25 @@ export interface operations {
             /** @description The created warehouse-dock. */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseDock: {
@@ -4514,16 +5326,23 @@ export interface operations {
             /** @description The warehouse-dock. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWarehouseDock: {
@@ -4545,19 +5364,25 @@ export interface operations {
             /** @description The updated warehouse-dock. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWarehouseDock: {
@@ -4575,16 +5400,22 @@ export interface operations {
             /** @description The warehouse-dock as it was. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchWarehouseDock: {
@@ -4606,19 +5437,25 @@ export interface operations {
             /** @description The updated warehouse-dock. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WarehouseDockResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../http/api-error';
 import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
-import { dtoSchema } from '../openapi/dto-schema';
+import { dtoSchema, orNull } from '../openapi/dto-schema';
 import { ApiUuidParam } from '../openapi/resource-docs.decorator';
 import { validateDto } from '../resources/body-reader';
 import { RequestContext } from '../tenancy/request-context';
@@ -21,13 +21,14 @@ const SUMMARY = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     uuid: { type: 'string', format: 'uuid' },
-    name: { type: 'string', nullable: true },
+    name: orNull({ type: 'string' }),
     prefix: { type: 'string' },
     last_four: { type: 'string' },
-    last_used_at: { type: 'string', format: 'date-time', nullable: true },
-    revoked_at: { type: 'string', format: 'date-time', nullable: true },
+    last_used_at: orNull({ type: 'string', format: 'date-time' }),
+    revoked_at: orNull({ type: 'string', format: 'date-time' }),
     created_at: { type: 'string', format: 'date-time' },
   },
+  required: ['id', 'uuid', 'name', 'prefix', 'last_four', 'last_used_at', 'revoked_at', 'created_at'],
 };
 const ONE = { type: 'object', properties: { api_key: SUMMARY }, required: ['api_key'] };
 
@@ -38,25 +39,47 @@ export class ApiKeysController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Get()
-  @ApiOperation({ operationId: 'listApiKeys', summary: 'List the company’s API keys (never the keys)' })
-  @ApiOkResponse({ schema: { type: 'object', properties: { api_keys: { type: 'array', items: SUMMARY } } } })
+  @ApiOperation({
+    operationId: 'listApiKeys',
+    summary: 'List the company’s API keys (never the keys)',
+    description: 'Every key, revoked ones included, as its prefix and last four characters.',
+  })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: { api_keys: { type: 'array', items: SUMMARY } },
+      required: ['api_keys'],
+    },
+  })
   async list() {
     return { api_keys: await this.accounts.listApiKeys(RequestContext.companyUuid()) };
   }
 
   @Post()
-  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key (shown this once)' })
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create an API key (shown this once)',
+    description: 'The response is the only one that carries the key itself; the api stores only its hash.',
+  })
   @ApiBody({
+    required: false,
     schema: {
-      anyOf: [{ type: 'object', properties: { api_key: dtoSchema(ApiKeyDto) } }, dtoSchema(ApiKeyDto)],
+      anyOf: [
+        { type: 'object', properties: { api_key: dtoSchema(ApiKeyDto) }, required: ['api_key'] },
+        dtoSchema(ApiKeyDto),
+      ],
     },
   })
   @ApiCreatedResponse({
+    description: 'The key, with the secret `key` (shown this once).',
     schema: {
       type: 'object',
       properties: {
-        api_key: { allOf: [SUMMARY, { type: 'object', properties: { key: { type: 'string' } } }] },
+        api_key: {
+          allOf: [SUMMARY, { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }],
+        },
       },
+      required: ['api_key'],
     },
   })
   async create(@Body() body: unknown) {
@@ -79,9 +102,13 @@ export class ApiKeysController {
   }
 
   @Delete(':uuid')
-  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key' })
+  @ApiOperation({
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description: 'The key stops authenticating at once; it stays listed with `revoked_at`.',
+  })
   @ApiUuidParam()
-  @ApiOkResponse({ schema: ONE })
+  @ApiOkResponse({ description: 'The revoked key.', schema: ONE })
   async revoke(@Param('uuid') uuid: string) {
     const revoked = await this.accounts.revokeApiKey(uuid, RequestContext.companyUuid());
     if (!revoked) throw ApiError.notFound(`No API key with uuid "${uuid}".`);

@@ -225,10 +225,18 @@ function defaultSql(column: ColumnMetadata): string | undefined {
   return quote(JSON.stringify(value));
 }
 
-/** The SQL definition of one column, with its reference (ON DELETE from the relation) if it has one. */
-function columnSql(dataSource: DataSource, metadata: EntityMetadata, column: ColumnMetadata): string {
+/**
+ * The SQL definition of one column, with its reference (ON DELETE from the relation) if it has one.
+ * `nullable` leaves NOT NULL out (set after a backfill).
+ */
+function columnSql(
+  dataSource: DataSource,
+  metadata: EntityMetadata,
+  column: ColumnMetadata,
+  nullable = column.isNullable,
+): string {
   const parts = [`"${column.databaseName}"`, sqlType(dataSource, column)];
-  if (!column.isNullable) parts.push('NOT NULL');
+  if (!nullable) parts.push('NOT NULL');
   const fallback = defaultSql(column);
   if (fallback !== undefined) parts.push(`DEFAULT ${fallback}`);
   const relation = metadata.manyToOneRelations.find(
@@ -242,8 +250,46 @@ function columnSql(dataSource: DataSource, metadata: EntityMetadata, column: Col
   return parts.join(' ');
 }
 
+/** SQL written into a template literal of the migration's source. */
+const inTemplate = (sql: string) => sql.replace(/[`\\$]/g, '\\$&');
+
 function indexStatement(index: ListIndex): string {
   return `await queryRunner.query('${createIndexSql(index)}');`;
+}
+
+/** A NOT NULL column the generated migration could not add or constrain on a table that may have rows. */
+export interface UnfilledColumn {
+  table: string;
+  column: string;
+  /** true: a new column (ADD COLUMN … NOT NULL); false: an existing one becoming NOT NULL. */
+  added: boolean;
+}
+
+/**
+ * generateMigration refuses, naming each column, when the migration would make a column NOT NULL on an
+ * existing table without saying what its existing rows hold: PostgreSQL refuses it on the first table that
+ * has rows, in production rather than in development, where tables are often empty.
+ */
+export class UnfilledColumnsError extends Error {
+  constructor(readonly columns: UnfilledColumn[]) {
+    super(
+      columns
+        .map(({ table, column, added }) =>
+          added
+            ? `column ${table}.${column} is NOT NULL without a default, and "${table}" already exists: ADD COLUMN … NOT NULL fails on a table with rows. Give the column a default (@Column({ …, default: … })), make it nullable, or fill existing rows: --backfill ${column}=<SQL value>`
+            : `column ${table}.${column} becomes NOT NULL without a default, and "${table}" already exists: SET NOT NULL fails while a row holds NULL. Give the column a default, or fill those rows: --backfill ${column}=<SQL value>`,
+        )
+        .join('\n'),
+    );
+  }
+}
+
+export interface GenerateOptions {
+  /**
+   * SQL values for the existing rows of NOT NULL columns without a default, by column name (or
+   * `table.column`): the migration adds the column nullable, fills it, then sets NOT NULL.
+   */
+  backfill?: Record<string, string>;
 }
 
 export interface GeneratedMigration {
@@ -263,9 +309,17 @@ export async function generateMigration(
   extension: string,
   name: string,
   timestamp = Date.now(),
+  { backfill = {} }: GenerateOptions = {},
 ): Promise<GeneratedMigration | undefined> {
   const problems = await compareSchema(dataSource, manifests, { extension });
   if (!problems.length) return undefined;
+  const unfilled: UnfilledColumn[] = [];
+  const fillOf = (table: string, column: string) =>
+    Object.hasOwn(backfill, `${table}.${column}`)
+      ? backfill[`${table}.${column}`]
+      : Object.hasOwn(backfill, column)
+        ? backfill[column]
+        : undefined;
   const metadataOf = (table: string) => dataSource.entityMetadatas.find((m) => m.tableName === table)!;
   const up: string[] = [];
   const down: string[] = [];
@@ -305,10 +359,22 @@ export async function generateMigration(
     }
     const column = metadata.columns.find((c) => c.propertyName === problem.field)!;
     const quoted = `"${column.databaseName}"`;
+    const fill = fillOf(metadata.tableName, column.databaseName);
     if (problem.kind === 'column') {
+      const unfilledNotNull = !column.isNullable && defaultSql(column) === undefined;
+      if (unfilledNotNull && fill === undefined) {
+        unfilled.push({ table: metadata.tableName, column: column.databaseName, added: true });
+        continue;
+      }
       up.push(
-        `await queryRunner.query(\`ALTER TABLE ${table} ADD COLUMN ${columnSql(dataSource, metadata, column)}\`);`,
+        `await queryRunner.query(\`ALTER TABLE ${table} ADD COLUMN ${columnSql(dataSource, metadata, column, column.isNullable || unfilledNotNull)}\`);`,
       );
+      if (unfilledNotNull) {
+        up.push(
+          `await queryRunner.query(\`UPDATE ${table} SET ${quoted} = ${inTemplate(fill!)}\`);`,
+          `await queryRunner.query('ALTER TABLE ${table} ALTER COLUMN ${quoted} SET NOT NULL');`,
+        );
+      }
       if (/_uuid$/.test(column.databaseName) && dataSource.driver.normalizeType(column) === 'uuid') {
         const index = `"${metadata.tableName}_${column.databaseName}_idx"`;
         up.push(`await queryRunner.query('CREATE INDEX ${index} ON ${table} (${quoted})');`);
@@ -326,10 +392,21 @@ export async function generateMigration(
     } else {
       const set = column.isNullable ? 'DROP NOT NULL' : 'SET NOT NULL';
       const unset = column.isNullable ? 'SET NOT NULL' : 'DROP NOT NULL';
+      if (!column.isNullable) {
+        const value = fill ?? defaultSql(column);
+        if (value === undefined) {
+          unfilled.push({ table: metadata.tableName, column: column.databaseName, added: false });
+          continue;
+        }
+        up.push(
+          `await queryRunner.query(\`UPDATE ${table} SET ${quoted} = ${inTemplate(value)} WHERE ${quoted} IS NULL\`);`,
+        );
+      }
       up.push(`await queryRunner.query('ALTER TABLE ${table} ALTER COLUMN ${quoted} ${set}');`);
       down.unshift(`await queryRunner.query('ALTER TABLE ${table} ALTER COLUMN ${quoted} ${unset}');`);
     }
   }
+  if (unfilled.length) throw new UnfilledColumnsError(unfilled);
   const className = `${name}${timestamp}`;
   const kebab = name.replace(/([a-z\d])([A-Z])/g, '$1-$2').toLowerCase();
   const imports = [

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config';
+import { MigrationFailedError } from '../database/data-source';
 import { ServiceUnavailableAtBoot } from '../database/preflight';
 import { ExtensionError } from '../extensions/extension-checks';
 
@@ -11,6 +12,7 @@ export function runMain(main: () => Promise<unknown>): void {
     if (
       error instanceof ConfigError ||
       error instanceof ServiceUnavailableAtBoot ||
+      error instanceof MigrationFailedError ||
       error instanceof ExtensionError
     ) {
       process.stderr.write(`wharf: ${error.message}\n`);

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OutageMonitor } from '../health/outage-monitor';
-import { toErrorResponse } from './error-response';
+import { methodNotAllowed, toErrorResponse } from './error-response';
+import { allowedMethods, isNoRoute } from './http-conventions';
 
 /** The single place that turns errors into HTTP answers. */
 @Catch()
@@ -13,7 +14,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    const response = toErrorResponse(error, String(request.id));
+    // A path that is served, with another method: 405 saying which (only on the no-route path).
+    const allow = isNoRoute(error) ? allowedMethods(request.server, request.url) : [];
+    const response = allow.length
+      ? methodNotAllowed(request.method, request.url, allow)
+      : toErrorResponse(error, String(request.id));
     // An outage is logged once by the monitor, with a count, not once per request with a stack.
     if (response.outage) this.outages.failed(response.outage, error);
     else if (response.unexpected) {

@@ -19,8 +19,16 @@ export async function configureCors(app: NestFastifyApplication, config: AppConf
         : (origin: string | undefined, grant: (error: Error | null, origin: string | false) => void) =>
             grant(null, origin !== undefined && allowed.includes(origin) ? origin : false),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    exposedHeaders: [
+      'x-request-id',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'retry-after',
+      'etag',
+      'location',
+      'allow',
+    ],
     maxAge: CORS_MAX_AGE_SECONDS,
     credentials: false,
   });

@@ -64,6 +64,18 @@ function single(status: number, detail: string): ErrorResponse {
   return { status, body: { errors: [errorObject(status, detail)] }, headers: {} };
 }
 
+/** 405 with `Allow`: the path is served, not with this method. */
+export function methodNotAllowed(method: string, url: string, allow: string[]): ErrorResponse {
+  const path = url.split('?')[0];
+  return {
+    status: 405,
+    body: {
+      errors: [errorObject(405, `${method} is not served at ${path}; it answers ${allow.join(', ')}.`)],
+    },
+    headers: { allow: allow.join(', ') },
+  };
+}
+
 /** Maps anything thrown while handling a request to the JSON:API error format. */
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (error instanceof ApiError) {

@@ -36,6 +36,12 @@ export function createLogger(service: string, level: string, pretty = false): Lo
   });
 }
 
+/**
+ * Nest's bookkeeping at boot (a line per module, controller and route): debug, so what a process prints
+ * at start (the api's address, the demo key) is not buried under it.
+ */
+const BOOKKEEPING = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+
 /** Routes Nest's own log calls (bootstrap, exceptions) into the same pino stream. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
@@ -51,7 +57,8 @@ export class PinoNestLogger implements LoggerService {
   }
 
   log(message: unknown, ...params: unknown[]) {
-    this.write('info', message, params);
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && BOOKKEEPING.has(context) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]) {
     this.write('error', message, params);

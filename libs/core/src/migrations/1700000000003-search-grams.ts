@@ -18,8 +18,8 @@ export const SEARCH_QUERY_FUNCTION = `CREATE OR REPLACE FUNCTION wharf_search_qu
 
 /**
  * The search index of locations replaces their trigram indexes (see SEARCH_GRAM in list-indexes.ts: a trigram
- * index read every posting list of the common trigrams for each candidate of the rarest, 2,170 pages for
- * 11 matches at a million rows), with the two functions every extension's search index and query use.
+ * index reads every posting list of the common trigrams for each candidate of the rarest, which grows with
+ * the table), with the two functions every extension's search index and query use.
  */
 export class SearchGrams1700000000003 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {

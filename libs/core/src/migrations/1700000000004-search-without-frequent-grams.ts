@@ -3,10 +3,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * `wharf_search_query(text, frequent)`: the query of `wharf_search_query(text)` without the grams listed
  * (those most rows of the index hold, read from its statistics: see FrequentGrams), unless that leaves none.
- * GIN walks a required gram's posting tree for every candidate the rarest one proposes: at a million
- * warehouses "wareh" and "ouse " (in every name) cost 0.5-1.2 ms of "Warehouse 99999"'s index scan (57
- * pages), the rare "99999" alone 0.01-0.03 ms (7 pages) for the same 19 candidates. Leaving a gram out only
- * adds candidates, which the ILIKE beside it rechecks.
+ * GIN walks a required gram's posting tree for every candidate the rarest one proposes, so grams in nearly
+ * every row ("wareh" of "Warehouse N") cost reads that grow with the table and narrow nothing down. Leaving a
+ * gram out only adds candidates, which the ILIKE beside it rechecks.
  */
 export class SearchWithoutFrequentGrams1700000000004 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {

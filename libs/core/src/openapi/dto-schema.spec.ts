@@ -3,11 +3,13 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { dtoSchema } from './dto-schema';
 
@@ -20,17 +22,27 @@ class SampleDto {
 }
 
 describe('dtoSchema', () => {
-  it('turns class-validator rules into JSON Schema, optional fields nullable and not required', () => {
+  it('turns class-validator rules into JSON Schema (OpenAPI 3.1), optional fields nullable and not required', () => {
     expect(dtoSchema(SampleDto)).toEqual({
       type: 'object',
       properties: {
         name: { type: 'string', maxLength: 20 },
-        capacity: { type: 'integer', minimum: 0, nullable: true },
-        kind: { enum: ['a', 'b'], nullable: true },
-        parent_uuid: { type: 'string', format: 'uuid', nullable: true },
+        capacity: { type: ['integer', 'null'], minimum: 0 },
+        kind: { type: ['string', 'null'], enum: ['a', 'b', null] },
+        parent_uuid: { type: ['string', 'null'], format: 'uuid' },
         tags: { type: 'array', minItems: 1, items: { type: 'string', maxLength: 8 } },
       },
       required: ['name', 'tags'],
+    });
+  });
+
+  it('reads a field checked only when sent (`@ValidateIf`) as optional, not nullable; objects hold anything', () => {
+    class MetaDto {
+      @ValidateIf((dto: MetaDto) => dto.meta !== undefined) @IsObject() meta?: Record<string, unknown>;
+    }
+    expect(dtoSchema(MetaDto)).toEqual({
+      type: 'object',
+      properties: { meta: { type: 'object', additionalProperties: true } },
     });
   });
 

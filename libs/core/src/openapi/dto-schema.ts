@@ -3,6 +3,37 @@ import { getMetadataStorage } from 'class-validator';
 
 export type JsonSchema = Record<string, any>;
 
+/**
+ * `schema` or null, in JSON Schema 2020-12 (OpenAPI 3.1): `null` joins a single `type` and an `enum`, and a
+ * reference or composition becomes `anyOf [it, null]`. A schema without a type already admits null.
+ */
+export function orNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string') {
+    return {
+      ...schema,
+      type: [schema.type, 'null'],
+      ...(schema.enum ? { enum: [...schema.enum, null] } : {}),
+    };
+  }
+  if (Array.isArray(schema.type))
+    return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  if (schema.enum) return { ...schema, enum: [...schema.enum, null] };
+  if (schema.$ref || schema.allOf || schema.anyOf || schema.oneOf) {
+    const { description, ...rest } = schema;
+    return { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }] };
+  }
+  return schema;
+}
+
+/** An enum with the type its members share, so that generators and `orNull` see one. */
+function enumSchema(members: unknown[]): JsonSchema {
+  const types = new Set(members.map((member) => typeof member));
+  const [type] = types;
+  return types.size === 1 && ['string', 'number', 'boolean'].includes(type)
+    ? { type, enum: members }
+    : { enum: members };
+}
+
 /** One class-validator constraint → the JSON Schema keywords it implies (of a value, or of each item). */
 function keywords(name: string, constraints: unknown[] | undefined): JsonSchema {
   const [first, second] = constraints ?? [];
@@ -17,7 +48,7 @@ function keywords(name: string, constraints: unknown[] | undefined): JsonSchema 
     case 'isBoolean':
       return { type: 'boolean' };
     case 'isObject':
-      return { type: 'object' };
+      return { type: 'object', additionalProperties: true };
     case 'isArray':
       return { type: 'array' };
     case 'isUuid':
@@ -30,9 +61,9 @@ function keywords(name: string, constraints: unknown[] | undefined): JsonSchema 
     case 'isDateString':
       return { type: 'string', format: 'date-time' };
     case 'isIn':
-      return { enum: first as unknown[] };
+      return enumSchema(first as unknown[]);
     case 'isEnum':
-      return { enum: Object.values(first as object) };
+      return enumSchema(Object.values(first as object));
     case 'min':
       return { minimum: first };
     case 'max':
@@ -63,11 +94,14 @@ function keywords(name: string, constraints: unknown[] | undefined): JsonSchema 
 export function dtoSchema(dto: Type, partial = false): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const optional = new Set<string>();
+  const optionalOrNull = new Set<string>();
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   for (const metadata of metadatas) {
     const property = (properties[metadata.propertyName] ??= {});
-    if (metadata.name === 'isOptional') {
+    // `@ValidateIf` makes a field's rules conditional (e.g. checked only when sent): not required.
+    if (metadata.name === 'isOptional' || metadata.type === 'conditionalValidation') {
       optional.add(metadata.propertyName);
+      if (metadata.name === 'isOptional') optionalOrNull.add(metadata.propertyName);
       continue;
     }
     const implied = keywords(metadata.name ?? '', metadata.constraints);
@@ -79,7 +113,8 @@ export function dtoSchema(dto: Type, partial = false): JsonSchema {
     }
   }
   for (const [name, property] of Object.entries(properties)) {
-    if (optional.has(name)) property.nullable = true;
+    // `@IsOptional()` lets null through as well as a missing field.
+    if (optionalOrNull.has(name)) properties[name] = orNull(property);
   }
   const required = partial ? [] : Object.keys(properties).filter((name) => !optional.has(name));
   return { type: 'object', properties, ...(required.length ? { required } : {}) };

@@ -37,9 +37,14 @@ export function resourceSchemas(resource: string) {
   const one = schemaName(resource);
   return {
     record: one,
+    /** The record as embedded in another one: without its own embedded records. */
+    embedded: `${one}Embedded`,
     createBody: `${one}CreateBody`,
     updateBody: `${one}UpdateBody`,
     single: `${one}Response`,
     list: `${one}ListResponse`,
   };
 }
+
+/** Extension listing statuses an operation answers beyond those its shape implies (see ApiErrors). */
+export const OPENAPI_ERRORS = 'x-wharf-errors';

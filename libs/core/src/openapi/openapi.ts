@@ -2,29 +2,90 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { OPENAPI_PUBLIC } from '../auth/public.decorator';
-import { ERROR_TITLES, errorObject } from '../http/api-error';
+import { errorObject } from '../http/api-error';
 import { attributePointer } from '../http/pointer';
 import { EXACT_TOTAL_LIMIT } from '../resources/list-query';
-import { pluralAlias } from '../resources/naming';
+import { pluralAlias, pluralPath } from '../resources/naming';
 import { ResourceDefinition } from '../resources/resource-definition';
 import { ResourceRegistry } from '../resources/resource-registry';
 import { JsonSchema } from './dto-schema';
-import { resourceOperationId, responseRef, schemaRef } from './openapi-names';
+import { OPENAPI_ERRORS, resourceOperationId, responseRef, schemaRef } from './openapi-names';
 import { listFilterParameters, resourceComponents } from './resource-components';
 
 export const DOCS_PATH = 'docs';
 export const DOCS_JSON_PATH = 'docs-json';
 const SECURITY_SCHEME = 'api_key';
 
-const ERROR_RESPONSES: Record<string, string> = {
-  '400': 'BadRequest',
-  '401': 'Unauthorized',
-  '404': 'NotFound',
-  '413': 'PayloadTooLarge',
-  '415': 'UnsupportedMediaType',
-  '422': 'UnprocessableEntity',
-  '429': 'TooManyRequests',
-  '500': 'InternalError',
+/** Error responses, by status: component name and when it happens. */
+const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
+  '400': [
+    'BadRequest',
+    'A query parameter is malformed or unknown (`source.parameter` names it), or the body is not valid JSON.',
+  ],
+  '401': ['Unauthorized', 'No API key, or one that is unknown or revoked.'],
+  '404': ['NotFound', 'No record with this uuid in the company of the key.'],
+  '409': [
+    'Conflict',
+    'A unique value is taken, or the record is still in use (a driver on active orders), or a stored ' +
+      'secret cannot be opened with the configured keys.',
+  ],
+  '413': ['PayloadTooLarge', 'The body is larger than 1 MiB.'],
+  '415': ['UnsupportedMediaType', 'A body was sent that is not JSON.'],
+  '422': [
+    'UnprocessableEntity',
+    'The body is JSON but not acceptable: each error points at its field (`source.pointer`).',
+  ],
+  '429': [
+    'TooManyRequests',
+    'The key used up its requests of this minute; retry after `Retry-After` seconds.',
+  ],
+  '500': ['InternalError', 'A fault of the api; the detail quotes the request id to report.'],
+  '503': [
+    'ServiceUnavailable',
+    'PostgreSQL or Redis is unreachable for now; nothing was changed, retry after `Retry-After` seconds.',
+  ],
+};
+
+/** Response headers, referenced from every response that carries them. */
+const HEADERS: Record<string, JsonSchema> = {
+  XRequestId: {
+    description:
+      'The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid.',
+    schema: { type: 'string' },
+  },
+  XRateLimitLimit: { description: 'Requests the key may make per minute.', schema: { type: 'integer' } },
+  XRateLimitRemaining: { description: 'Requests left to the key this minute.', schema: { type: 'integer' } },
+  RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  WwwAuthenticate: { description: '`Bearer`', schema: { type: 'string' } },
+  Location: { description: 'The created record’s URL (its path on this api).', schema: { type: 'string' } },
+  ETag: {
+    description:
+      'A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged.',
+    schema: { type: 'string' },
+  },
+};
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit': headerRef('XRateLimitLimit'),
+  'x-ratelimit-remaining': headerRef('XRateLimitRemaining'),
+};
+const ERROR_HEADERS: Record<string, Record<string, object>> = {
+  '401': { 'www-authenticate': headerRef('WwwAuthenticate') },
+  '404': RATE_LIMIT_HEADERS,
+  '409': RATE_LIMIT_HEADERS,
+  '422': RATE_LIMIT_HEADERS,
+  '429': { 'retry-after': headerRef('RetryAfter'), ...RATE_LIMIT_HEADERS },
+  '503': { 'retry-after': headerRef('RetryAfter') },
+};
+
+/** Descriptions of the tags that are not a resource's plural path. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  health: 'Whether the api can reach its backing services.',
+  'api-keys': 'The company’s API keys.',
+  'webhook-endpoints': 'Where events are delivered, and the actions on one endpoint (secret, test, recover).',
+  'webhook-request-logs': 'One row per delivery attempt, with the answer received.',
+  'webhook-events': 'The catalog of events an endpoint can subscribe to.',
+  'webhook-sender-addresses': 'The addresses deliveries come from.',
 };
 
 const SHARED_SCHEMAS: Record<string, JsonSchema> = {
@@ -40,13 +101,12 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
         description: `false when more than ${EXACT_TOTAL_LIMIT} records match and \`total\` is a lower bound (the count stops there so every page costs the same).`,
       },
       per_page: { type: 'integer' },
-      current_page: { type: 'integer', nullable: true, description: 'null on a page reached by `cursor`.' },
+      current_page: { type: ['integer', 'null'], description: 'null on a page reached by `cursor`.' },
       last_page: { type: 'integer' },
-      from: { type: 'integer', nullable: true },
-      to: { type: 'integer', nullable: true },
+      from: { type: ['integer', 'null'] },
+      to: { type: ['integer', 'null'] },
       next_cursor: {
-        type: 'string',
-        nullable: true,
+        type: ['string', 'null'],
         description: 'Pass as `cursor` (with the same `sort`) for the next page; null on the last page.',
       },
     },
@@ -102,13 +162,15 @@ function operations(document: OpenAPIObject): [string, string, Operation][] {
 }
 
 /** The error responses an operation can give, from what it takes. */
-function errorStatuses(path: string, operation: Operation, isPublic: boolean): string[] {
-  const statuses = ['500'];
+function errorStatuses(path: string, method: string, operation: Operation, isPublic: boolean): string[] {
+  // Every route refuses a query parameter holding NUL or a lone surrogate (400) and needs PostgreSQL (503).
+  const statuses = ['400', '500', '503'];
   if (!isPublic) statuses.push('401', '429');
   if (path.includes('{')) statuses.push('404');
-  if (operation.requestBody) statuses.push('413', '415', '422');
-  if ((operation.parameters ?? []).some((p: { in: string }) => p.in === 'query')) statuses.push('400');
-  return statuses;
+  if (['post', 'put', 'patch'].includes(method)) statuses.push('413', '415');
+  if (operation.requestBody) statuses.push('422');
+  if (/^(create|update|patch|delete)/.test(operation.operationId)) statuses.push('409');
+  return [...statuses, ...((operation[OPENAPI_ERRORS] as number[] | undefined) ?? []).map(String)];
 }
 
 /** The camelCase plural paths are served for stock Ember adapters but not advertised: one route each. */
@@ -119,21 +181,60 @@ function withoutAliases(document: OpenAPIObject, defs: ResourceDefinition[]): vo
   }
 }
 
+/** Drops the schemas no operation uses (the bodies of a read-only resource's absent writes). */
+function withoutUnusedSchemas(document: OpenAPIObject): void {
+  const schemas = document.components!.schemas!;
+  const refs = (value: unknown) =>
+    [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
+  const used = new Set<string>();
+  const pending = refs({ paths: document.paths, responses: document.components!.responses });
+  while (pending.length) {
+    const name = pending.pop()!;
+    if (used.has(name)) continue;
+    used.add(name);
+    pending.push(...refs(schemas[name]));
+  }
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+/** Headers of an operation's own (success) responses; error responses carry theirs from components. */
+function documentHeaders(method: string, operation: Operation, isPublic: boolean): void {
+  for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
+    if (response.$ref || !status.startsWith('2')) continue;
+    response.headers = {
+      'x-request-id': headerRef('XRequestId'),
+      ...(isPublic ? {} : RATE_LIMIT_HEADERS),
+      ...(status === '201' ? { location: headerRef('Location') } : {}),
+      ...(method === 'get' && status === '200' ? { etag: headerRef('ETag') } : {}),
+      ...response.headers,
+    };
+  }
+  if (method === 'get') operation.responses['304'] ??= responseRef('NotModified');
+}
+
 /**
- * The OpenAPI 3 document of every route the api serves: controllers as scanned by @nestjs/swagger, plus
+ * The OpenAPI 3.1 document of every route the api serves: controllers as scanned by @nestjs/swagger, plus
  * what only the running application knows — each resource's record and body schemas and list filters
- * (from the resource registry), the error responses and the bearer-key security of non-public routes.
+ * (from the resource registry), the error responses, headers and the bearer-key security of non-public
+ * routes.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
     .setTitle('Wharf API')
     .setDescription(
       'Resources of the core and every loaded extension, and the webhook management API. ' +
         'Authenticate with `Authorization: Bearer <api key>`. Errors are JSON:API error objects.',
     )
     .setVersion('v1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key.' }, SECURITY_SCHEME)
+    .addServer('/', 'The api that serves this document.')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'An API key (opaque, `wharf_…`).' },
+      SECURITY_SCHEME,
+    )
     .build();
+  // Keys are opaque, not JWTs (the builder fills bearerFormat in).
+  delete (config.components?.securitySchemes?.[SECURITY_SCHEME] as { bearerFormat?: string }).bearerFormat;
   const document = SwaggerModule.createDocument(app, config);
   const registry = app.get(ResourceRegistry, { strict: false });
   const defs = registry.all();
@@ -144,33 +245,53 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ...resourceComponents(defs, app.get(DataSource, { strict: false })),
     ...components.schemas,
   };
-  components.responses = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, name]) => [
-      name,
-      {
-        description: ERROR_TITLES[Number(status)][1],
-        content: {
-          'application/json': {
-            schema: schemaRef('Errors'),
-            ...(status === '422' ? { example: VALIDATION_EXAMPLE } : {}),
+  components.headers = HEADERS;
+  components.responses = {
+    NotModified: {
+      description: 'The body is unchanged since the `ETag` sent as `If-None-Match`; none is sent.',
+      headers: { etag: headerRef('ETag'), 'x-request-id': headerRef('XRequestId') },
+    },
+    ...Object.fromEntries(
+      Object.entries(ERROR_RESPONSES).map(([status, [name, description]]) => [
+        name,
+        {
+          description,
+          headers: { 'x-request-id': headerRef('XRequestId'), ...ERROR_HEADERS[status] },
+          content: {
+            'application/json': {
+              schema: schemaRef('Errors'),
+              ...(status === '422' ? { example: VALIDATION_EXAMPLE } : {}),
+            },
           },
         },
-      },
-    ]),
-  );
+      ]),
+    ),
+  };
   document.security = [{ [SECURITY_SCHEME]: [] }];
 
   const listOperations = new Map(defs.map((def) => [resourceOperationId('list', def.name), def]));
-  for (const [path, , operation] of operations(document)) {
+  const tags = new Set<string>();
+  for (const [path, method, operation] of operations(document)) {
     const def = listOperations.get(operation.operationId);
     if (def) operation.parameters = [...(operation.parameters ?? []), ...listFilterParameters(def)];
     const isPublic = operation[OPENAPI_PUBLIC] === true;
-    delete operation[OPENAPI_PUBLIC];
     if (isPublic) operation.security = [];
-    for (const status of errorStatuses(path, operation, isPublic)) {
-      operation.responses[status] ??= responseRef(ERROR_RESPONSES[status]);
+    for (const status of errorStatuses(path, method, operation, isPublic)) {
+      operation.responses[status] ??= responseRef(ERROR_RESPONSES[status][0]);
     }
+    documentHeaders(method, operation, isPublic);
+    delete operation[OPENAPI_PUBLIC];
+    delete operation[OPENAPI_ERRORS];
+    for (const tag of operation.tags ?? []) tags.add(tag);
   }
+  withoutUnusedSchemas(document);
+  const resourceTags = new Map(defs.map((def) => [pluralPath(def.name), def.name]));
+  document.tags = [...tags].sort().map((name) => ({
+    name,
+    description:
+      TAG_DESCRIPTIONS[name] ??
+      (resourceTags.has(name) ? `The ${resourceTags.get(name)} records of the company.` : name),
+  }));
   return document;
 }
 

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { READ_ONLY_FIELDS } from '../resources/body-reader';
 import { ColumnInfo, ResourceDefinition } from '../resources/resource-definition';
-import { JsonSchema, dtoSchema } from './dto-schema';
-import { resourceSchemas, schemaName, schemaRef } from './openapi-names';
+import { JsonSchema, dtoSchema, orNull } from './dto-schema';
+import { resourceSchemas, schemaRef } from './openapi-names';
 
 /** The wire type of a column, as the list grammar and the serialiser see it. */
 export function columnSchema(column: ColumnInfo): JsonSchema {
@@ -38,8 +38,11 @@ export function nullableColumns(def: ResourceDefinition, dataSource: DataSource)
   );
 }
 
-/** The record as served: every column (nullable where the table allows it) and embedded relationships. */
-function recordSchema(def: ResourceDefinition, dataSource: DataSource): JsonSchema {
+/**
+ * The record as served: every column (nullable where the table allows it) and, unless `embedded`, its
+ * embedded relationships, whose records are served without their own embeds.
+ */
+function recordSchema(def: ResourceDefinition, dataSource: DataSource, embedded: boolean): JsonSchema {
   const nullable = nullableColumns(def, dataSource);
   const properties: Record<string, JsonSchema> = {
     id: {
@@ -50,14 +53,22 @@ function recordSchema(def: ResourceDefinition, dataSource: DataSource): JsonSche
   };
   for (const column of def.columns.values()) {
     const schema = columnSchema(column);
-    properties[column.name] = nullable.has(column.name) ? { ...schema, nullable: true } : schema;
+    properties[column.name] = nullable.has(column.name) ? orNull(schema) : schema;
   }
-  for (const embed of def.embeds) {
-    const target = schemaRef(schemaName(embed.target().name));
-    properties[embed.property] =
-      embed.kind === 'one' ? { allOf: [target], nullable: true } : { type: 'array', items: target };
+  if (!embedded) {
+    for (const embed of def.embeds) {
+      const target = schemaRef(resourceSchemas(embed.target().name).embedded);
+      properties[embed.property] = embed.kind === 'one' ? orNull(target) : { type: 'array', items: target };
+    }
   }
-  return { type: 'object', properties, required: Object.keys(properties) };
+  return {
+    type: 'object',
+    ...(embedded
+      ? { description: `A ${def.name} as embedded in another record: without its own embedded records.` }
+      : {}),
+    properties,
+    required: Object.keys(properties),
+  };
 }
 
 /** A create (`partial` false) or update body's fields, with embedded relationships written inline. */
@@ -75,7 +86,7 @@ function writeSchema(def: ResourceDefinition, partial: boolean): JsonSchema {
     nested.description = `An embedded ${target.name}: with a uuid (or id) it links (and updates) that ${target.name}; without one it is created.`;
     schema.properties[embed.property] =
       embed.kind === 'one'
-        ? { ...nested, nullable: true }
+        ? orNull(nested)
         : {
             type: 'array',
             items: nested,
@@ -103,7 +114,9 @@ export function resourceComponents(
         fields,
       ],
     });
-    components[names.record] = recordSchema(def, dataSource);
+    components[names.record] = recordSchema(def, dataSource, false);
+    if (defs.some((other) => other.embeds.some((embed) => embed.target() === def)))
+      components[names.embedded] = recordSchema(def, dataSource, true);
     components[names.createBody] = body(writeSchema(def, false));
     components[names.updateBody] = body(writeSchema(def, true));
     components[names.single] = {

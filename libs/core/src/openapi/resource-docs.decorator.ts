@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import {
   ApiBody,
+  ApiExtension,
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
@@ -10,7 +11,19 @@ import {
 } from '@nestjs/swagger';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../resources/list-query';
 import { pluralPath } from '../resources/naming';
-import { ResourceRouteMethod, resourceOperationId, resourceSchemas, schemaRef } from './openapi-names';
+import {
+  OPENAPI_ERRORS,
+  ResourceRouteMethod,
+  resourceOperationId,
+  resourceSchemas,
+  schemaRef,
+} from './openapi-names';
+
+/**
+ * Statuses a route answers beyond those its shape implies (400, 401, 404 with a path parameter, 413/415 on
+ * writes, 422 with a body, 429, 503): each gets the shared error response when the document is built.
+ */
+export const ApiErrors = (...statuses: number[]) => ApiExtension(OPENAPI_ERRORS, statuses);
 
 /** The `:uuid` path parameter of a record route. */
 export const ApiUuidParam = (description = 'The record’s uuid.') =>
@@ -60,19 +73,36 @@ export function ResourceRouteDocs(method: ResourceRouteMethod, resource: string)
   switch (method) {
     case 'list':
       return applyDecorators(
-        ApiOperation({ operationId, summary: `List ${plural}` }),
+        ApiOperation({
+          operationId,
+          summary: `List ${plural}`,
+          description:
+            `A page of the company’s ${plural}, newest first unless \`sort\` says otherwise. Filter on any ` +
+            'column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, ' +
+            '`offset` or `cursor`.',
+        }),
         ApiListParameters(),
         ApiOkResponse({ description: `A page of ${plural}.`, schema: schemaRef(schemas.list) }),
       );
     case 'find':
       return applyDecorators(
-        ApiOperation({ operationId, summary: `Get one ${resource}` }),
+        ApiOperation({
+          operationId,
+          summary: `Get one ${resource}`,
+          description: `The ${resource} with this uuid, with its embedded records.`,
+        }),
         ApiUuidParam(),
         ApiOkResponse({ description: `The ${resource}.`, schema: schemaRef(schemas.single) }),
       );
     case 'create':
       return applyDecorators(
-        ApiOperation({ operationId, summary: `Create a ${resource}` }),
+        ApiOperation({
+          operationId,
+          summary: `Create a ${resource}`,
+          description:
+            `Creates a ${resource} (and the embedded records sent with it) in one transaction; ` +
+            '`Location` is its URL.',
+        }),
         ApiBody({ schema: schemaRef(schemas.createBody) }),
         ApiCreatedResponse({ description: `The created ${resource}.`, schema: schemaRef(schemas.single) }),
       );
@@ -82,7 +112,7 @@ export function ResourceRouteDocs(method: ResourceRouteMethod, resource: string)
         ApiOperation({
           operationId,
           summary: `Update a ${resource}${method === 'patch' ? ' (same as PUT)' : ''}`,
-          description: 'Only the fields sent change.',
+          description: 'Only the fields sent change; an embedded list sent replaces the one stored.',
         }),
         ApiUuidParam(),
         ApiBody({ schema: schemaRef(schemas.updateBody) }),
@@ -90,7 +120,11 @@ export function ResourceRouteDocs(method: ResourceRouteMethod, resource: string)
       );
     case 'remove':
       return applyDecorators(
-        ApiOperation({ operationId, summary: `Delete a ${resource}` }),
+        ApiOperation({
+          operationId,
+          summary: `Delete a ${resource}`,
+          description: `Deletes the ${resource} and answers it as it was.`,
+        }),
         ApiUuidParam(),
         ApiOkResponse({ description: `The ${resource} as it was.`, schema: schemaRef(schemas.single) }),
       );

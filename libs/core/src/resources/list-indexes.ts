@@ -39,8 +39,8 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * The length of the grams `wharf_search_grams` (core's migration SearchGrams1700000000003) indexes: every
  * substring of this many characters starting at each position of the lowered value (shorter at its end).
  * A trigram index walks, for every candidate of its rarest trigram, the posting lists of the common ones
- * ("war", "are", … in every "Warehouse N"): at a million rows "Warehouse 99999" read 2,170 index pages
- * for 11 matches. Five characters make the rarest gram of a query rare enough (at most one row in 100,000
+ * ("war", "are", … in every "Warehouse N"), so a search reads more pages the larger the table, whatever
+ * it matches. Five characters make the rarest gram of a query rare enough (at most one row in 100,000
  * for digits) that its candidates stay few as the table grows, at about twice the trigram index's size.
  */
 export const SEARCH_GRAM = 5;

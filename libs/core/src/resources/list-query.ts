@@ -235,8 +235,8 @@ export function parseListQuery(
  * columns keeps (a lowered value containing the lowered text holds its grams), never the test itself: the
  * ILIKE keeps the exact meaning, `%`, `_` and `'` literal.
  *
- * Only the index should answer it: outside the index it recomputes every row's grams (some 7 µs each; 70 ms
- * for the 10,001 rows a count reads). The tsquery is a sub-select so the planner cannot estimate it: seeing
+ * Only the index should answer it: outside the index it recomputes every row's grams, for every row a count
+ * reads. The tsquery is a sub-select so the planner cannot estimate it: seeing
  * "wareh" in every row, it chose a scan filtering by the grams over the bitmap (which skips them); with the
  * default estimate the bitmap wins at every size.
  */

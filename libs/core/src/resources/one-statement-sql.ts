@@ -45,8 +45,8 @@ const shapes = new WeakMap<ResourceDefinition, Map<string, WriteShape>>();
 /**
  * The statement around a change: the write's CTEs, the `s` CTE the listeners read (see StatementChange),
  * then each listener's parts. Built once per shape (action and columns written) and then only given new
- * values: building and naming it, listeners' parts included, was ~5% of the api's CPU on a create. Prepared: a
- * route sends the same few shapes over and over.
+ * values: building and naming it, listeners' parts included, would otherwise be repeated on every write.
+ * Prepared: a route sends the same few shapes over and over.
  */
 async function run(
   sql: Sql,

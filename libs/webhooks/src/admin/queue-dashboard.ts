@@ -34,7 +34,7 @@ export function adminAuthorized(authorization: string | undefined, token: string
 export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const token = config.adminToken;
   if (!token) return;
-  // Loaded only when mounted: bull-board holds about 5 MB of heap an api without the dashboard never uses.
+  // Loaded only when mounted: an api without the dashboard never pays bull-board's heap.
   const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),

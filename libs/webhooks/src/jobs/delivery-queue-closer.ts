@@ -2,10 +2,8 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QUEUE_READY_WAIT_MS as READY_WAIT_MS } from '../tuning';
 import { DELIVERY_QUEUE } from './delivery-job';
-
-/** How long shutdown waits for the queue's Redis connection to finish connecting (Redis may be down). */
-const READY_WAIT_MS = 2000;
 
 /**
  * Lets the delivery queue's Redis connection finish connecting before Nest closes it. BullMQ (5.81) closing

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ResourceServices } from '@wharf/core';
+import { ResourceServices, orNull } from '@wharf/core';
 import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 import { DeliveryStore } from '../store/delivery.store';
 
@@ -24,7 +24,7 @@ export const ENDPOINT_QUEUE_SCHEMA = {
         retrying: { type: 'integer', description: 'Deliveries waiting for their next attempt time.' },
         max_in_flight: { type: 'integer' },
         throttled: { type: 'boolean' },
-        throttled_reason: { type: 'string', nullable: true },
+        throttled_reason: orNull({ type: 'string' }),
       },
       required: ['webhook_endpoint_uuid', 'in_flight', 'waiting', 'retrying', 'max_in_flight', 'throttled'],
     },

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiError } from '@wharf/core';
+import { ApiError, ApiErrors } from '@wharf/core';
 import { EventRoutingService } from './event-routing.service';
 import { ROUTING_SCHEMA } from './routing.schema';
 
@@ -19,6 +19,7 @@ export class EventRoutingController {
       'reason there is none (event name, filter clause, disabled, created after the event).',
   })
   @ApiParam({ name: 'event_id', example: 'evt_0mq1z2x3y4a1b2c3d4e5f6a7b8c9d' })
+  @ApiErrors(404)
   @ApiOkResponse({ schema: ROUTING_SCHEMA })
   get(@Param('event_id') eventId: string) {
     if (!/^evt_[0-9a-z]{1,64}$/.test(eventId)) throw ApiError.notFound(`No stored event ${eventId}.`);

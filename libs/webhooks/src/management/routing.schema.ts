@@ -1,11 +1,12 @@
+import { orNull } from '@wharf/core';
+
 /** OpenAPI schemas of the routing view and the filter test. */
-const FAILED_CLAUSE = {
+const FAILED_CLAUSE = orNull({
   type: 'object',
-  nullable: true,
   description: 'The clause that decided a non-match: its JSON pointer inside the filter, and the clause.',
   properties: { pointer: { type: 'string', example: '/data.status/$in' }, clause: {} },
   required: ['pointer', 'clause'],
-};
+});
 
 export const FILTER_TEST_SCHEMA = {
   type: 'object',
@@ -53,11 +54,10 @@ export const ROUTING_SCHEMA = {
             ],
           },
           detail: { type: 'string' },
-          delivery: {
+          delivery: orNull({
             type: 'object',
-            nullable: true,
             properties: { status: { type: 'string' }, attempts: { type: 'integer' } },
-          },
+          }),
           failed_clause: FAILED_CLAUSE,
         },
         required: ['webhook_endpoint_uuid', 'url', 'status', 'reason', 'detail', 'delivery', 'failed_clause'],

@@ -1,6 +1,6 @@
 import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { EndpointProbeService } from './endpoint-probe.service';
 import { ENDPOINT_QUEUE_SCHEMA, EndpointQueueService } from './endpoint-queue.service';
@@ -20,7 +20,10 @@ const WITH_SECRET = {
   type: 'object',
   properties: {
     webhook_endpoint: {
-      allOf: [schemaRef(schemas.record), { type: 'object', properties: { secret: SECRET } }],
+      allOf: [
+        schemaRef(schemas.record),
+        { type: 'object', properties: { secret: SECRET }, required: ['secret'] },
+      ],
     },
   },
   required: ['webhook_endpoint'],
@@ -60,8 +63,13 @@ export class WebhookEndpointController {
   }
 
   @Get(':uuid/secret')
-  @ApiOperation({ operationId: 'getWebhookEndpointSecret', summary: 'Reveal the current signing secret' })
+  @ApiOperation({
+    operationId: 'getWebhookEndpointSecret',
+    summary: 'Reveal the current signing secret',
+    description: 'The secret deliveries are signed with (stored encrypted with APP_KEY).',
+  })
   @ApiUuidParam()
+  @ApiErrors(409)
   @ApiOkResponse({
     schema: { type: 'object', properties: { secret: SECRET }, required: ['secret'] },
   })
@@ -73,10 +81,18 @@ export class WebhookEndpointController {
   @ApiOperation({
     operationId: 'getWebhookEndpointHeaders',
     summary: 'Reveal the static headers, with values',
+    description:
+      'The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, ' +
+      'with values redacted.',
   })
   @ApiUuidParam()
+  @ApiErrors(409)
   @ApiOkResponse({
-    schema: { type: 'object', properties: { headers: { type: 'object' } }, required: ['headers'] },
+    schema: {
+      type: 'object',
+      properties: { headers: { type: 'object', additionalProperties: { type: 'string' } } },
+      required: ['headers'],
+    },
   })
   headers(@Param('uuid') uuid: string) {
     return this.endpoints.revealHeaders(uuid);
@@ -111,7 +127,11 @@ export class WebhookEndpointController {
 
   @Post(':uuid/enable')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'enableWebhookEndpoint', summary: 'Enable the endpoint' })
+  @ApiOperation({
+    operationId: 'enableWebhookEndpoint',
+    summary: 'Enable the endpoint',
+    description: 'Sets `status` to enabled: deliveries to it resume.',
+  })
   @ApiUuidParam()
   @ApiOkResponse({ schema: ENDPOINT })
   enable(@Param('uuid') uuid: string) {
@@ -120,7 +140,11 @@ export class WebhookEndpointController {
 
   @Post(':uuid/disable')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'disableWebhookEndpoint', summary: 'Disable the endpoint (no deliveries)' })
+  @ApiOperation({
+    operationId: 'disableWebhookEndpoint',
+    summary: 'Disable the endpoint (no deliveries)',
+    description: 'Sets `status` to disabled: nothing is delivered to it until it is enabled again.',
+  })
   @ApiUuidParam()
   @ApiOkResponse({ schema: ENDPOINT })
   disable(@Param('uuid') uuid: string) {
@@ -170,6 +194,7 @@ export class WebhookEndpointController {
       'verified_at; anything else is a 422 saying what came back.',
   })
   @ApiUuidParam()
+  @ApiErrors(422)
   @ApiOkResponse({ schema: ENDPOINT })
   verify(@Param('uuid') uuid: string) {
     return this.probe.verify(uuid);

@@ -1,6 +1,6 @@
 import { HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiUuidParam, Resource } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, Resource } from '@wharf/core';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { QUEUED_DELIVERIES_SCHEMA } from './queued-deliveries.schema';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
@@ -18,9 +18,12 @@ export class WebhookRequestLogController {
   @ApiOperation({
     operationId: 'resendWebhookRequestLog',
     summary: 'Send this event to this endpoint again',
-    description: 'Queues the delivery again with the same envelope and webhook-id.',
+    description:
+      'Queues the delivery again with the same envelope and webhook-id; a test send, or an event no longer ' +
+      'stored, is a 422.',
   })
   @ApiUuidParam()
+  @ApiErrors(422)
   @ApiOkResponse({ description: 'What was queued.', schema: QUEUED_DELIVERIES_SCHEMA })
   resend(@Param('uuid') uuid: string) {
     return this.recovery.resend(uuid);

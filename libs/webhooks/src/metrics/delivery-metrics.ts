@@ -7,10 +7,8 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { DELIVERY_QUEUE } from '../jobs/delivery-job';
 import { AttemptOutcome } from '../store/delivery-state';
+import { METRICS_TOP_ENDPOINTS as TOP_ENDPOINTS } from '../tuning';
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
-
-/** Per-endpoint series are exported for this many endpoints only (the busiest), so label values stay bounded. */
-export const TOP_ENDPOINTS = 10;
 
 /**
  * The worker's delivery series: attempts by outcome and their latency, per-endpoint in-flight and failure

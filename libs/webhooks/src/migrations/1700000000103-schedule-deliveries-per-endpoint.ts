@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Delivery scheduling per endpoint (DESIGN.md 6.3, isolation and ordering). A pending delivery is either
+ * Delivery scheduling per endpoint (isolation and ordering). A pending delivery is either
  * waiting in PostgreSQL (`admitted_at` null: not yet due, over its endpoint's `max_in_flight`, or held back
  * behind an earlier delivery of the same record) or admitted (a BullMQ job exists or is about to). Only
  * admitted deliveries occupy the queue, so a backlog waits here without holding a worker slot.

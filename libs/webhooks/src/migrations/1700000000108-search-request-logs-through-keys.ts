@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The request log is searched through its keys (WebhookRequestLog's `searchKeys`): one row per distinct
  * company, endpoint, event and url, holding the search index, instead of a search-index entry for every
- * attempt, whose grams and GIN entries were a large share of recording an attempt. A statement trigger adds the keys
+ * attempt: those grams and GIN entries were a large share of what recording an attempt cost PostgreSQL,
+ * for values that repeat on almost every row. A statement trigger adds the keys
  * of every insert, whoever writes the log. The B-tree on (endpoint, event) replaces the one on the endpoint
  * alone (the foreign key's lookups use its first column) and finds a key's rows.
  */

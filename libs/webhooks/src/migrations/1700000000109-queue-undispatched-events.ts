@@ -4,7 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Which outbox events are still to be fanned out is a queue of their ids beside the outbox, not a
  * `dispatched_at` column on it. Setting the column rewrote every event (payload and all, a new row version
  * in a new page) and added an entry to each of its three other indexes, since a column in an index's
- * predicate rules out a HOT update; deleting ids from a narrow queue costs a fraction of that. The writers queue an event in the statement that writes it. No foreign key:
+ * predicate rules out a HOT update; deleting the ids from a narrow queue does neither, and the relay is on
+ * every delivery's path. The writers queue an event in the statement that writes it. No foreign key:
  * an event deleted before it was fanned out (its company deleted) leaves an id the relay drops on its
  * next claim, and a write pays no key check.
  */

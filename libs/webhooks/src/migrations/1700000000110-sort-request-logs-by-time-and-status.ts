@@ -3,8 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Request logs are no longer sortable by `event` or `response_status` (filtering by them still works): every
  * delivery attempt paid a B-tree entry in each of their sort indexes, for an order a log view does not use
- * (the console, like svix's attempt log, lists newest first and filters). The status index stays: it
- * serves the console's `status=failed` filter.
+ * (the console, like svix's attempt log, lists newest first and filters), on the hottest insert there is.
+ * The status index stays: it serves the console's `status=failed` filter.
  */
 export class SortRequestLogsByTimeAndStatus1700000000110 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {

@@ -6,8 +6,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * the same few microseconds (two workers, or one worker's relay and recorder, for one endpoint) shared:
  * BullMQ kept the first job of that id and the second statement's deliveries sat without one until the
  * sweeper's grace ran out. Deliveries admitted before this migration keep the microseconds their jobs are
- * named by (the sequence's numbers are far below them), and those a worker from before it admits while a
- * deploy rolls out have none, so they are named by their microseconds still (see admissionOf).
+ * named by (the sequence's numbers are far below them).
  *
  * Down: workers from before this migration name batch jobs by microseconds only, so stop the workers that
  * name them by number before it runs; the sweeper of an older worker would not find those jobs and queue

@@ -3,12 +3,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A delivery's state is stored, not implied: `status` holds waiting, admitted, retrying or failed (see
  * store/delivery-state.ts), where it held pending or failed and `admitted_at` and `attempts` told the rest.
- * Rows of delivered deliveries (none are kept since 1700000000106's era, but older data may hold some) go:
- * a delivered delivery is represented by its absence. The scheduling indexes are rebuilt on the new
- * predicates; every admitted delivery gets an admission number.
+ * Rows of delivered deliveries, which versions before the record deleted them kept as `successful`, go: a
+ * delivered delivery is represented by its absence (its attempts stay in the request log). The scheduling
+ * indexes are rebuilt on the new predicates; every admitted delivery gets an admission number.
  *
- * Locks webhook_deliveries for the length of one pass over it (a rewrite of every row). Stop every worker
- * first: a worker of an earlier version writes `pending`, which the new check refuses.
+ * Locks webhook_deliveries while it rewrites its unfinished rows and rebuilds three indexes. Stop every api
+ * and worker of an earlier version first: they write `pending`, which the new check refuses.
  */
 export class StoreDeliveryStates1700000000112 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
@@ -22,7 +22,8 @@ export class StoreDeliveryStates1700000000112 implements MigrationInterface {
         WHEN "status" = 'failed' THEN 'failed' WHEN "admitted_at" IS NOT NULL THEN 'admitted'
         WHEN "attempts" > 0 THEN 'retrying' ELSE 'waiting' END,
       "admission" = CASE WHEN "admitted_at" IS NOT NULL
-        THEN coalesce("admission", (extract(epoch FROM "admitted_at") * 1000000)::bigint) END`);
+        THEN coalesce("admission", (extract(epoch FROM "admitted_at") * 1000000)::bigint) END
+      WHERE "status" <> 'failed'`);
     await queryRunner.query(`ALTER TABLE "webhook_deliveries" ALTER COLUMN "status" SET DEFAULT 'waiting',
       ADD CONSTRAINT "webhook_deliveries_status_check" CHECK ("status" IN ('waiting', 'admitted', 'retrying', 'failed'))`);
     await queryRunner.query(

@@ -14,7 +14,7 @@ export interface Envelope {
 
 /**
  * Random bytes drawn from the CSPRNG 4,000 at a time, as crypto.randomUUID does: randomBytes(10) per id
- * was one call into OpenSSL (and a getpid) per write, 2% of the api's CPU on a create.
+ * would be one call into OpenSSL (and a getpid) on every write.
  */
 const RANDOM = Buffer.alloc(4000);
 let randomUsed = RANDOM.length;

@@ -10,8 +10,8 @@ export const ATTEMPT_STATUSES = ['successful', 'failed'];
 @Entity('webhook_request_logs')
 @ResourceModel(WEBHOOK_REQUEST_LOG, {
   dto: WebhookRequestLogDto,
-  // Not event_id: an event id is random, so its grams are keys no other row shares, which makes the search
-  // index several times as costly to write on every attempt, and nobody searches a random id by a fragment. `event_id=` finds one exactly, `event_id_like=` still works, unindexed.
+  // Not event_id: a random id's grams are keys no other row shares, written on every delivery attempt, and
+  // nobody searches a random id by a fragment. `event_id=` finds one exactly, `event_id_like=` still works, unindexed.
   searchable: ['event', 'url'],
   // A log row per attempt, few distinct events and urls: the search index is on the distinct keys
   // (migration 1700000000108), so an attempt's row costs one B-tree entry instead of ~60 GIN entries.

@@ -6,8 +6,8 @@
  */
 
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
-import { ADMISSION_CHUNKS, QUEUE_WINDOW_CAPS } from '../tuning';
-import { pending, unadmitted } from './delivery-state';
+import { QUEUE_WINDOW_CAPS } from '../tuning';
+import { admitted, pending, unadmitted } from './delivery-state';
 
 /**
  * The outbox position below which every event is fanned out (see `inOrder`), as an uncorrelated scalar
@@ -30,7 +30,7 @@ export const queueWindow = (ep: string, fast?: string) =>
 /** How many of an endpoint's deliveries are admitted (in the queue or being sent). */
 export const admittedCount = (endpoint: string) =>
   `(SELECT count(*) FROM webhook_deliveries counted
-    WHERE counted.webhook_endpoint_uuid = ${endpoint} AND counted.status = 'admitted')::int`;
+    WHERE counted.webhook_endpoint_uuid = ${endpoint} AND ${admitted('counted')})::int`;
 
 /** How many more of endpoint `ep`'s deliveries one cap's window has room for (may be negative). */
 export const windowRoom = (ep: string) => `(${queueWindow(ep)} - ${admittedCount(`${ep}.uuid`)})`;
@@ -58,30 +58,3 @@ export const inOrder = (d: string, ordered: string, settled = (_p: string) => 'f
      SELECT 1 FROM webhook_deliveries p
      WHERE p.webhook_endpoint_uuid = ${d}.webhook_endpoint_uuid AND p.entity_key = ${d}.entity_key
        AND ${pending('p')} AND p.event_seq < ${d}.event_seq AND NOT ${settled('p')}))`;
-
-/**
- * The admission number of chunk `chunk` (0 to ADMISSION_CHUNKS - 1) of one admitting statement: it names the
- * batch job of the deliveries the statement admits to one endpoint in that chunk (see deliveryBatchJobId).
- * The sequence is read once per statement (an uncorrelated sub-select is an init plan), so two statements
- * never share a number, however close together they start.
- */
-export const admissionNumber = (chunk = '0') =>
-  `((SELECT nextval('webhook_admission_seq')) * ${ADMISSION_CHUNKS} + ${chunk})`;
-
-/*
- * The transitions of a delivery's state as SET lists. Every UPDATE that moves a delivery goes through
- * these, so admitted_at and the admission number are set and cleared with the state, never apart.
- */
-
-/** SET: → admitted, as chunk `chunk` of this statement's admission. */
-export const toAdmitted = (chunk = '0') =>
-  `status = 'admitted', admitted_at = now(), admission = ${admissionNumber(chunk)}`;
-
-/** SET: → `state` (an SQL expression naming waiting, retrying or failed): out of the queue window. */
-export const toUnadmitted = (state: string) => `status = ${state}, admitted_at = NULL, admission = NULL`;
-
-/** SET: → waiting and due now, unless admitted (a job on its way sends it anyway). */
-export const toWaitingUnlessAdmitted = (d: string) =>
-  `status = CASE WHEN ${d}.status = 'admitted' THEN 'admitted' ELSE 'waiting' END, next_attempt_at = now(),
-   admitted_at = CASE WHEN ${d}.status = 'admitted' THEN ${d}.admitted_at END,
-   admission = CASE WHEN ${d}.status = 'admitted' THEN ${d}.admission END`;

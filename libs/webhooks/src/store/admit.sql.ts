@@ -1,5 +1,6 @@
-import { inOrder, toAdmitted, toUnadmitted, waitingDue, windowRoom, firstWaitingAt } from './admission.sql';
-import { unadmitted } from './delivery-state';
+import { inOrder, waitingDue, windowRoom, firstWaitingAt } from './admission.sql';
+import { toAdmitted, toUnadmitted } from './transitions.sql';
+import { admitted, stateLiteral, unadmitted } from './delivery-state';
 import { ADMITTED_RETURNING, jobRows } from './job-rows.sql';
 
 /**
@@ -31,7 +32,7 @@ WITH endpoint AS (
   ${ADMITTED_RETURNING}
 ), dropped AS (
   -- An array of uuids found through the waiting index: a join here could plan as a scan of every delivery.
-  UPDATE webhook_deliveries d SET ${toUnadmitted("'failed'")}, updated_at = now()
+  UPDATE webhook_deliveries d SET ${toUnadmitted(stateLiteral('failed'))}, updated_at = now()
   WHERE d.uuid = ANY(ARRAY(
     SELECT w.uuid FROM endpoint ep CROSS JOIN LATERAL (
       SELECT w.uuid FROM webhook_deliveries w
@@ -59,9 +60,9 @@ SELECT e.uuid FROM endpoints e WHERE e.uuid IS NOT NULL AND ${firstWaitingAt('e.
 
 /** Admitted deliveries of an endpoint that is gone or disabled fail, as their attempt would. */
 export const FAIL_UNDELIVERABLE = `
-UPDATE webhook_deliveries d SET ${toUnadmitted("'failed'")}, updated_at = now()
-WHERE d.uuid = ANY($1::uuid[]) AND d.status = 'admitted'`;
+UPDATE webhook_deliveries d SET ${toUnadmitted(stateLiteral('failed'))}, updated_at = now()
+WHERE d.uuid = ANY($1::uuid[]) AND ${admitted('d')}`;
 
 /** Which of a batch job's deliveries are still admitted, and with how many attempts (a re-run sends only those). */
 export const STILL_ADMITTED = `
-SELECT d.uuid, d.attempts FROM webhook_deliveries d WHERE d.uuid = ANY($1::uuid[]) AND d.status = 'admitted'`;
+SELECT d.uuid, d.attempts FROM webhook_deliveries d WHERE d.uuid = ANY($1::uuid[]) AND ${admitted('d')}`;

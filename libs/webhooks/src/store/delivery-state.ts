@@ -23,8 +23,34 @@ export const STATE_AFTER: Record<AttemptOutcome, DeliveryState | null> = {
   failed: 'failed',
 };
 
+/*
+ * The store's SQL names states and outcomes only through these, so a misspelt name does not compile. The
+ * predicates' text is that of the partial indexes' (migration 1700000000112), which the planner matches.
+ */
+
+/** A state as an SQL literal. */
+export const stateLiteral = (state: DeliveryState) => `'${state}'`;
+
+/** An outcome as an SQL literal. */
+export const outcomeLiteral = (outcome: AttemptOutcome) => `'${outcome}'`;
+
+/** SQL: delivery `d` is in one of `states`. */
+export const isIn = (d: string, ...states: DeliveryState[]) =>
+  states.length === 1
+    ? `${d}.status = ${stateLiteral(states[0])}`
+    : `${d}.status IN (${states.map(stateLiteral).join(', ')})`;
+
+/** SQL: delivery `d` is admitted (in the queue window). */
+export const admitted = (d: string) => isIn(d, 'admitted');
+
 /** SQL: delivery `d` is not admitted yet and not finished (waiting or retrying). */
-export const unadmitted = (d: string) => `${d}.status IN ('waiting', 'retrying')`;
+export const unadmitted = (d: string) => isIn(d, 'waiting', 'retrying');
 
 /** SQL: delivery `d` is still to be delivered (waiting, admitted or retrying). */
-export const pending = (d: string) => `${d}.status <> 'failed'`;
+export const pending = (d: string) => `${d}.status <> ${stateLiteral('failed')}`;
+
+/** SQL: the state outcome `outcome` (an SQL expression, not `successful`) moves a delivery to (STATE_AFTER). */
+export const stateAfter = (outcome: string) =>
+  `CASE ${outcome} ${(['retrying', 'failed'] as const)
+    .map((o) => `WHEN ${outcomeLiteral(o)} THEN ${stateLiteral(STATE_AFTER[o]!)}`)
+    .join(' ')} END`;

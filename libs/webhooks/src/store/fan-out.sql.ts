@@ -1,7 +1,9 @@
 import { OPERATIONAL_EVENTS_SQL } from '../outbox/operational-events';
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 import { FAN_OUT_BATCH } from '../tuning';
-import { admissionNumber, firstWaitingAt, windowRoom } from './admission.sql';
+import { firstWaitingAt, windowRoom } from './admission.sql';
+import { admissionNumber } from './transitions.sql';
+import { admitted, isIn, stateLiteral } from './delivery-state';
 import { ADMITTED_RETURNING, NO_JOB, jobRows } from './job-rows.sql';
 import { orderingColumns } from './ordering.sql';
 
@@ -55,7 +57,7 @@ WITH queued AS (
 ), inserted AS (
   INSERT INTO webhook_deliveries AS d (event_id, webhook_endpoint_uuid, company_uuid, entity_key, event_seq, status, admitted_at, admission)
   SELECT n.event_id, n.endpoint, n.company_uuid, n.entity_key, n.event_seq,
-    CASE WHEN n.admit THEN 'admitted' ELSE 'waiting' END,
+    CASE WHEN n.admit THEN ${stateLiteral('admitted')} ELSE ${stateLiteral('waiting')} END,
     CASE WHEN n.admit THEN now() END, CASE WHEN n.admit THEN ${admissionNumber()} END
   FROM (
     SELECT t.id, t.event_id, t.endpoint, t.company_uuid,
@@ -66,11 +68,11 @@ WITH queued AS (
   ON CONFLICT (webhook_endpoint_uuid, event_id) DO NOTHING
   ${ADMITTED_RETURNING}, d.status
 ), admitted AS (
-  SELECT * FROM inserted WHERE status = 'admitted'
+  SELECT * FROM inserted i WHERE ${admitted('i')}
 )
 SELECT j.*, NULL::uuid AS more, NULL::int AS claimed FROM (${jobRows('admitted')}) j
 UNION ALL
 SELECT ${NO_JOB}, w.endpoint, NULL
-FROM (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted WHERE status = 'waiting') w
+FROM (SELECT DISTINCT i.webhook_endpoint_uuid AS endpoint FROM inserted i WHERE ${isIn('i', 'waiting')}) w
 UNION ALL
 SELECT ${NO_JOB}, NULL, count(*)::int FROM queued`;

@@ -1,5 +1,6 @@
 import { OPERATIONAL_EVENTS_SQL } from '../outbox/operational-events';
 import { API_VERSION } from '../outbox/envelope';
+import { isIn } from './delivery-state';
 import { OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 
 /**
@@ -47,7 +48,7 @@ export const emitOperationalEvents = () => `operational AS (
     'attempts', b.attempt, 'last_response_status', b.response_status, 'last_error', b.error,
     'additionalData', '{}'::json)
   FROM retried r JOIN batch b ON b.webhook_delivery_uuid = r.uuid
-  WHERE r.status = 'failed' AND NOT b.event = ANY(${OPERATIONAL_EVENTS_SQL})
+  WHERE ${isIn('r', 'failed')} AND NOT b.event = ANY(${OPERATIONAL_EVENTS_SQL})
 ), operational_events AS (
   INSERT INTO webhook_events (event_id, company_uuid, name, payload)
   SELECT o.event_id, o.company_uuid, o.name, json_build_object('id', o.event_id, 'api_version', '${API_VERSION}',

@@ -1,5 +1,7 @@
 import { attemptBatchRows } from './attempt-batch';
-import { firstWaitingAt, toUnadmitted } from './admission.sql';
+import { firstWaitingAt } from './admission.sql';
+import { admitted, isIn, outcomeLiteral, stateAfter } from './delivery-state';
+import { toUnadmitted } from './transitions.sql';
 import { applyHealth } from './health.sql';
 import { emitOperationalEvents } from './operational.sql';
 import { NO_JOB, jobRows } from './job-rows.sql';
@@ -29,23 +31,27 @@ export const logAttempts = () => `logs AS (
  * Part 2, the deliveries' new states: each attempt takes its delivery out of the queue window. Retrying
  * waits until due and is admitted again, failed is kept for recover, delivered is deleted (its attempts are
  * in the log; a resend makes it again). Only an admitted delivery moves: a stale duplicate job (re-run
- * after a crash) is logged, no more. `finished` counts, per endpoint, the places freed.
+ * after a crash) is logged, no more. `settled` names the deliveries finished for good, `finished` counts,
+ * per endpoint, the places freed.
  */
 export const settleDeliveries = () => `retried AS (
-  UPDATE webhook_deliveries d SET ${toUnadmitted('b.outcome')}, attempts = b.attempt, last_attempt_at = now(),
+  UPDATE webhook_deliveries d SET ${toUnadmitted(stateAfter('b.outcome'))}, attempts = b.attempt, last_attempt_at = now(),
     updated_at = now(), next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond'
   FROM batch b
   -- = ANY($5) makes these index look-ups: the cached plan cannot know the batch size and would scan the table.
-  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND d.status = 'admitted'
-    AND b.outcome <> 'successful'
+  WHERE d.uuid = ANY($5::uuid[]) AND d.uuid = b.webhook_delivery_uuid AND ${admitted('d')}
+    AND b.outcome <> ${outcomeLiteral('successful')}
   RETURNING d.webhook_endpoint_uuid, d.uuid, d.status
 ), delivered AS (
   -- A delete writes no index entries, where an update writes a row version into every index of the table.
   -- An array, not a join with batch: a generic plan estimating one row read batch again per deleted row.
   DELETE FROM webhook_deliveries d
-  WHERE d.uuid = ANY(ARRAY(SELECT b.webhook_delivery_uuid FROM batch b WHERE b.outcome = 'successful'))
-    AND d.status = 'admitted'
-  RETURNING d.webhook_endpoint_uuid
+  WHERE d.uuid = ANY(ARRAY(SELECT b.webhook_delivery_uuid FROM batch b WHERE b.outcome = ${outcomeLiteral('successful')}))
+    AND ${admitted('d')}
+  RETURNING d.webhook_endpoint_uuid, d.uuid
+), settled AS (
+  -- Those this statement finished for good (as rows, not outcomes: a stale duplicate's changes nothing).
+  SELECT uuid FROM delivered UNION ALL SELECT r.uuid FROM retried r WHERE ${isIn('r', 'failed')}
 ), finished AS (
   SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n
   FROM (SELECT webhook_endpoint_uuid FROM retried UNION ALL SELECT webhook_endpoint_uuid FROM delivered) f

@@ -1,4 +1,5 @@
 import { SWEEP_BATCH } from '../tuning';
+import { admitted, pending, unadmitted } from './delivery-state';
 import { jobRows } from './job-rows.sql';
 
 /**
@@ -8,16 +9,19 @@ import { jobRows } from './job-rows.sql';
 export const ADMITTED_BEFORE = `
 SELECT d.uuid, d.webhook_endpoint_uuid AS endpoint, d.attempts, d.admission
 FROM webhook_deliveries d
-WHERE d.status = 'admitted' AND d.admitted_at < now() - make_interval(secs => $1)
+WHERE ${admitted('d')} AND d.admitted_at < now() - make_interval(secs => $1)
 ORDER BY d.admitted_at LIMIT ${SWEEP_BATCH}`;
 
 /** The job rows of those of deliveries $1 still admitted (to queue their jobs again). */
 export const JOB_ROWS_OF = `${jobRows('webhook_deliveries')}
-WHERE a.uuid = ANY($1::uuid[]) AND a.status = 'admitted'`;
+WHERE a.uuid = ANY($1::uuid[]) AND ${admitted('a')}`;
 
-/** What endpoint $1's deliveries are doing right now (the console's queue view). */
+/**
+ * What endpoint $1's deliveries are doing right now (the console's queue view): `waiting` counts the
+ * unadmitted ones due, `retrying` those whose next attempt time is still ahead.
+ */
 export const QUEUE_COUNTS = `
-SELECT count(*) FILTER (WHERE d.status = 'admitted')::int AS in_flight,
-       count(*) FILTER (WHERE d.status <> 'admitted' AND d.next_attempt_at <= now())::int AS waiting,
-       count(*) FILTER (WHERE d.status <> 'admitted' AND d.next_attempt_at > now())::int AS retrying
-FROM webhook_deliveries d WHERE d.webhook_endpoint_uuid = $1 AND d.status <> 'failed'`;
+SELECT count(*) FILTER (WHERE ${admitted('d')})::int AS in_flight,
+       count(*) FILTER (WHERE ${unadmitted('d')} AND d.next_attempt_at <= now())::int AS waiting,
+       count(*) FILTER (WHERE ${unadmitted('d')} AND d.next_attempt_at > now())::int AS retrying
+FROM webhook_deliveries d WHERE d.webhook_endpoint_uuid = $1 AND ${pending('d')}`;

@@ -1,4 +1,5 @@
-import { toWaitingUnlessAdmitted } from './admission.sql';
+import { toWaitingUnlessAdmitted } from './transitions.sql';
+import { isIn } from './delivery-state';
 import { orderingColumns } from './ordering.sql';
 
 /** A delivery put back in the queue, as the recover and resend routes report it. */
@@ -26,7 +27,7 @@ export const REQUEUE_FAILED = `
 UPDATE webhook_deliveries d SET ${toWaitingUnlessAdmitted('d')}, updated_at = now()
 FROM webhook_events e
 WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2
-  AND d.status = 'failed' AND e.created_at >= $3 AND ($4::timestamptz IS NULL OR e.created_at <= $4)
+  AND ${isIn('d', 'failed')} AND e.created_at >= $3 AND ($4::timestamptz IS NULL OR e.created_at <= $4)
 ${RETURNING}`;
 
 /**

@@ -22,6 +22,19 @@ describe("the delivery store's SQL, as snapshots a reviewer reads", () => {
     expect(readFileSync(file(name), 'utf8')).toBe(snapshot(sql));
   });
 
+  it('registers every statement of the store (an exported string that is a whole statement)', async () => {
+    const registered = new Set(Object.values(DELIVERY_STATEMENTS));
+    const modules = readdirSync(__dirname).filter((name) => name.endsWith('.sql.ts'));
+    const exported = (await Promise.all(modules.map((name) => import(join(__dirname, name))))).flatMap(
+      (module: Record<string, unknown>) => Object.entries(module),
+    );
+    const statements = exported.filter(
+      ([, value]) => typeof value === 'string' && /^\s*(WITH|SELECT|INSERT|UPDATE|DELETE)\b/i.test(value),
+    );
+    expect(statements.filter(([, sql]) => !registered.has(sql as string)).map(([name]) => name)).toEqual([]);
+    expect(statements.length).toBe(registered.size);
+  });
+
   it('has no snapshot of a statement that is gone', () => {
     expect(stale()).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { FAST_ANSWER_MS } from '../tuning';
-import { admittedCount, effectiveCap, inOrder, queueWindow, toAdmitted, waitingDue } from './admission.sql';
+import { admittedCount, effectiveCap, inOrder, queueWindow, waitingDue } from './admission.sql';
+import { toAdmitted } from './transitions.sql';
 import { ADMITTED_RETURNING } from './job-rows.sql';
 
 /**
@@ -22,7 +23,7 @@ export const admitSuccessors = () => `pace AS (
   CROSS JOIN LATERAL (
     SELECT d.uuid FROM webhook_deliveries d
     WHERE d.webhook_endpoint_uuid = f.endpoint AND ${waitingDue('d')}
-      AND ${inOrder('d', "ep.ordering = 'entity'", (p) => `${p}.uuid = ANY(ARRAY(SELECT s.webhook_delivery_uuid FROM batch s WHERE s.outcome <> 'retrying'))`)}
+      AND ${inOrder('d', "ep.ordering = 'entity'", (p) => `${p}.uuid = ANY(ARRAY(SELECT s.uuid FROM settled s))`)}
     ORDER BY d.next_attempt_at
     -- Every finished delivery counted as admitted still (this statement's snapshot), so added back.
     LIMIT greatest(0, ${queueWindow('ep', 'pace.fast')} - ${admittedCount('f.endpoint')} + f.n)

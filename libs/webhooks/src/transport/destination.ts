@@ -44,6 +44,8 @@ export interface Message {
 }
 
 export interface Destination {
+  /** Readies the transport before the worker takes its first job (so its first sends are not held back). */
+  prepare(): Promise<void>;
   /** Sends one attempt and reports what happened; never throws for a failed send. */
   send(endpoint: DestinationEndpoint, message: Message): Promise<Attempt>;
   /** Cuts every send in flight (a shutdown that stopped waiting for them). */

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { addressRefusal, hostNameRefusal, portRefusal } from './target-policy';
 
+import { HTTP_CONNECTIONS_PER_ORIGIN, HTTP_KEEP_ALIVE_MS } from '../tuning';
 import { BlockedTargetError } from './blocked-target.error';
 
 export { BlockedTargetError } from './blocked-target.error';
@@ -59,5 +60,9 @@ export function createGuardedDispatcher(options: DispatcherOptions): Agent {
       dial(addresses[0].address);
     });
   };
-  return new Agent({ connect: guarded, connections: 64, keepAliveTimeout: 30_000 });
+  return new Agent({
+    connect: guarded,
+    connections: HTTP_CONNECTIONS_PER_ORIGIN,
+    keepAliveTimeout: HTTP_KEEP_ALIVE_MS,
+  });
 }

@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Attempt, Destination, DestinationEndpoint, Message } from './destination';
 import { OAuth2Tokens } from './oauth2-tokens';
 import { WebhookSender } from './webhook-sender';
@@ -9,14 +9,17 @@ import { WebhookSender } from './webhook-sender';
  * fetched again once when the receiver answers 401 to it).
  */
 @Injectable()
-export class HttpDestination implements Destination, OnApplicationBootstrap {
+export class HttpDestination implements Destination {
   constructor(
     private readonly sender: WebhookSender,
     private readonly tokens: OAuth2Tokens,
   ) {}
 
-  /** The worker is about to send: load the HTTP client now, not at its first attempts. */
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Loads the HTTP client now: loading it at the first send would hold a fresh worker's first attempts and
+   * then let them out together, bunching sends a rate limit had spaced.
+   */
+  async prepare(): Promise<void> {
     await this.sender.prepare();
   }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import type { Agent } from 'undici';
+import { TARGET_CACHE_SIZE } from '../tuning';
 import { sign } from './signature';
 import { BlockedTargetError } from './blocked-target.error';
 import { Attempt } from './destination';
@@ -27,7 +28,7 @@ export interface EndpointSecrets {
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   /**
-   * Made at the first send: undici holds about 5 MB of heap, and the api sends only when a user tests an
+   * Made at the first send: undici holds megabytes of heap, and the api sends only when a user tests an
    * endpoint.
    */
   private dispatcher?: Agent;
@@ -165,7 +166,7 @@ export class WebhookSender implements OnApplicationShutdown {
       const refusal = urlRefusal(url, this.policy);
       const parsed = refusal ? undefined : new URL(url);
       target = { refusal, origin: parsed?.origin ?? '', path: parsed ? parsed.pathname + parsed.search : '' };
-      if (this.targets.size >= 10_000) this.targets.clear();
+      if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
       this.targets.set(url, target);
     }
     return target;

@@ -35,10 +35,14 @@ export class DeliveryDispatcher {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** A job of one delivery: a retry, or a send under a rate limit (which waits for its slot). */
+  /**
+   * A job of one delivery: a retry, or a send under a rate limit (which waits for its slot). A run after
+   * the first sends only if PostgreSQL still has the delivery admitted with the attempts the job carries
+   * (a worker killed after its record committed leaves the job to run again).
+   */
   async deliver(job: Job<DeliveryJobData>, released: (job: Job) => boolean, token?: string): Promise<void> {
     const data = job.data;
-    const loaded = await this.load(data, [data]);
+    const loaded = await this.load(data, job.attemptsStarted > 1 ? await this.stillAdmitted([data]) : [data]);
     if (loaded.kind !== 'send') return;
     await this.leases.take(loaded.endpoint.uuid, this.capOf(data), 1);
     try {
@@ -59,7 +63,7 @@ export class DeliveryDispatcher {
     const data = job.data;
     const loaded = await this.load(
       data,
-      job.attemptsStarted > 1 ? await this.stillAdmitted(data) : data.deliveries,
+      job.attemptsStarted > 1 ? await this.stillAdmitted(data.deliveries) : data.deliveries,
     );
     if (loaded.kind !== 'send') return;
     const { endpoint, deliveries } = loaded;
@@ -98,9 +102,10 @@ export class DeliveryDispatcher {
     return { kind: 'undeliverable' };
   }
 
-  private async stillAdmitted(data: DeliveryBatchJobData): Promise<BatchedDelivery[]> {
-    const admitted = await this.store.stillAdmitted(data.deliveries.map((d) => d.delivery));
-    return data.deliveries.filter((d) => admitted.get(d.delivery) === d.attempts);
+  /** Those of `deliveries` still admitted with no attempt recorded since the job was made. */
+  private async stillAdmitted<D extends BatchedDelivery>(deliveries: D[]): Promise<D[]> {
+    const admitted = await this.store.stillAdmitted(deliveries.map((d) => d.delivery));
+    return deliveries.filter((d) => admitted.get(d.delivery) === d.attempts);
   }
 
   /** The endpoint's sends at once, as admitted (a job queued by an earlier version carries none). */

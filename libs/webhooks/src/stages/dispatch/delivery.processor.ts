@@ -45,7 +45,8 @@ export class DeliveryProcessor
     super();
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    await this.destination.prepare();
     this.worker.concurrency = this.config.webhooks.concurrency;
     // The BullMQ worker talks only to Redis: its connection errors are a Redis outage, logged once.
     this.worker.on('error', (error) => {

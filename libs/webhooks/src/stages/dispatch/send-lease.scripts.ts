@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 
-/** The Lua scripts of EndpointSendLeases, run atomically on Redis's own clock (so every worker shares it). */
+/** The Lua scripts of EndpointSendLeases, each run atomically. */
 
 /**
  * Grants up to ARGV[2] of the endpoint's ARGV[1] leases, after dropping the expired ones, in one atomic

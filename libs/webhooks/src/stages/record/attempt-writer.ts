@@ -3,14 +3,17 @@ import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { AttemptRecord } from '../../store/attempt-record';
 import { DeliveryStore } from '../../store/delivery.store';
 import { Admission } from '../../store/job-rows.sql';
-import { RECORD_BATCH, RECORD_LINGER_MS, RECORD_OUTAGE_RETRY_MS } from '../../tuning';
+import {
+  RECORD_BATCH,
+  RECORD_LINGER_MS,
+  RECORD_OUTAGE_RETRY_MS,
+  RECORD_STATEMENTS_AT_ONCE as MAX_IN_FLIGHT,
+} from '../../tuning';
 import { DeliveryAdmitter } from '../admission/delivery.admitter';
 
 const TRANSIENT = new Set(['40001', '40P01']);
 /** SQLSTATE classes that blame the data (22 data exception, 23 integrity violation), not the database. */
 const REFUSED_DATA = /^2[23]/;
-/** Batches committing at once: one, so the answers that arrive while a batch commits all join the next. */
-const MAX_IN_FLIGHT = 1;
 
 /**
  * The answers a batch job still awaits. Its records are committed together once the last is in (or

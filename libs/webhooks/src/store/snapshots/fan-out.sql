@@ -44,7 +44,7 @@ WITH queued AS (
   ON CONFLICT (webhook_endpoint_uuid, event_id) DO NOTHING
   RETURNING d.uuid, d.webhook_endpoint_uuid, d.company_uuid, d.attempts, d.event_id, d.admission, d.status
 ), admitted AS (
-  SELECT * FROM inserted WHERE status = 'admitted'
+  SELECT * FROM inserted i WHERE i.status = 'admitted'
 )
 SELECT j.*, NULL::uuid AS more, NULL::int AS claimed FROM (
 SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version, a.admission, ep.rate_limit_per_second IS NOT NULL AS limited, (CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) AS cap
@@ -58,6 +58,6 @@ CROSS JOIN LATERAL (
 ) ep) j
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, w.endpoint, NULL
-FROM (SELECT DISTINCT webhook_endpoint_uuid AS endpoint FROM inserted WHERE status = 'waiting') w
+FROM (SELECT DISTINCT i.webhook_endpoint_uuid AS endpoint FROM inserted i WHERE i.status = 'waiting') w
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*)::int FROM queued

@@ -10,7 +10,7 @@ WITH batch AS (
     response_body, duration_ms, error, status, sent_at
   FROM batch
 ), retried AS (
-  UPDATE webhook_deliveries d SET status = b.outcome, admitted_at = NULL, admission = NULL, attempts = b.attempt, last_attempt_at = now(),
+  UPDATE webhook_deliveries d SET status = CASE b.outcome WHEN 'retrying' THEN 'retrying' WHEN 'failed' THEN 'failed' END, admitted_at = NULL, admission = NULL, attempts = b.attempt, last_attempt_at = now(),
     updated_at = now(), next_attempt_at = now() + b.next_attempt_in_ms * interval '1 millisecond'
   FROM batch b
   -- = ANY($5) makes these index look-ups: the cached plan cannot know the batch size and would scan the table.
@@ -23,7 +23,10 @@ WITH batch AS (
   DELETE FROM webhook_deliveries d
   WHERE d.uuid = ANY(ARRAY(SELECT b.webhook_delivery_uuid FROM batch b WHERE b.outcome = 'successful'))
     AND d.status = 'admitted'
-  RETURNING d.webhook_endpoint_uuid
+  RETURNING d.webhook_endpoint_uuid, d.uuid
+), settled AS (
+  -- Those this statement finished for good (as rows, not outcomes: a stale duplicate's changes nothing).
+  SELECT uuid FROM delivered UNION ALL SELECT r.uuid FROM retried r WHERE r.status = 'failed'
 ), finished AS (
   SELECT webhook_endpoint_uuid AS endpoint, count(*)::int AS n
   FROM (SELECT webhook_endpoint_uuid FROM retried UNION ALL SELECT webhook_endpoint_uuid FROM delivered) f
@@ -42,7 +45,7 @@ WITH batch AS (
       AND (NOT ep.ordering = 'entity' OR d.entity_key IS NULL OR d.event_seq < (SELECT coalesce(min(id), 9223372036854775807) FROM webhook_events_undispatched) AND NOT EXISTS (
      SELECT 1 FROM webhook_deliveries p
      WHERE p.webhook_endpoint_uuid = d.webhook_endpoint_uuid AND p.entity_key = d.entity_key
-       AND p.status <> 'failed' AND p.event_seq < d.event_seq AND NOT p.uuid = ANY(ARRAY(SELECT s.webhook_delivery_uuid FROM batch s WHERE s.outcome <> 'retrying'))))
+       AND p.status <> 'failed' AND p.event_seq < d.event_seq AND NOT p.uuid = ANY(ARRAY(SELECT s.uuid FROM settled s))))
     ORDER BY d.next_attempt_at
     -- Every finished delivery counted as admitted still (this statement's snapshot), so added back.
     LIMIT greatest(0, ((CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) * CASE WHEN pace.fast AND ep.rate_limit_per_second IS NULL THEN 8 ELSE 1 END) - (SELECT count(*) FROM webhook_deliveries counted

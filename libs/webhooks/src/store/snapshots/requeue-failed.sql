@@ -1,5 +1,5 @@
-UPDATE webhook_deliveries d SET status = CASE WHEN d.status = 'admitted' THEN 'admitted' ELSE 'waiting' END, next_attempt_at = now(),
-   admitted_at = CASE WHEN d.status = 'admitted' THEN d.admitted_at END,
+UPDATE webhook_deliveries d SET status = CASE WHEN d.status = 'admitted' THEN 'admitted' ELSE 'waiting' END,
+   next_attempt_at = now(), admitted_at = CASE WHEN d.status = 'admitted' THEN d.admitted_at END,
    admission = CASE WHEN d.status = 'admitted' THEN d.admission END, updated_at = now()
 FROM webhook_events e
 WHERE e.event_id = d.event_id AND d.company_uuid = $1 AND d.webhook_endpoint_uuid = $2

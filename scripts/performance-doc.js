@@ -1,0 +1,206 @@
+#!/usr/bin/env node
+// Writes docs/performance.md from the benchmark results in bench/results/*.json, so the page always shows
+// the figures those files hold. Run it after a bench run: `node scripts/performance-doc.js`
+// (`--check` exits 1 when the page differs, as test/readme-docs.e2e-spec.ts does).
+'use strict';
+const { readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const PAGE = join(ROOT, 'docs', 'performance.md');
+const results = (name) => JSON.parse(readFileSync(join(ROOT, 'bench', 'results', name), 'utf8'));
+
+const n = (value, digits = 0) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ratio = (value) => value.toFixed(2);
+
+function table(header, rows) {
+  const cells = [header, ...rows].map((row) => row.map(String));
+  const widths = header.map((_, i) => Math.max(3, ...cells.map((row) => row[i].length)));
+  const line = (row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  return [
+    line(cells[0]),
+    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
+    ...cells.slice(1).map(line),
+  ].join('\n');
+}
+
+function apiSection(api) {
+  const rows = api.routes.map((route) => [
+    route.route,
+    n(route.api.rps),
+    n(route.limit.rps),
+    n(route.peer.rps),
+    ratio(route.ratio_to_limit),
+    ratio(route.ratio_to_peer),
+    `${n(route.api.cpu_us_per_request.server)} + ${n(route.api.cpu_us_per_request.postgresql)}`,
+    `${n(route.limit.cpu_us_per_request.server)} + ${n(route.limit.cpu_us_per_request.postgresql)}`,
+    `${route.api.p50_ms} / ${route.api.p99_ms}`,
+  ]);
+  const s = api.settings;
+  const post = api.post_with_3_endpoints;
+  const rss = api.peak_rss_mb;
+  const targets = api.targets;
+  return `## The api against a hand-written limit and a stock NestJS peer
+
+\`\`\`sh
+npm run bench:api        # writes bench/results/latest.json
+\`\`\`
+
+${n(s.warehouses)} warehouses, each with a location, 3 sections and 3 docks; ${s.connections} connections, ${s.rounds}
+rounds of ${s.duration_s} s per route (after ${s.warmup_s} s of warm-up), the three servers alternating. "limit" is plain
+Fastify + pg with one statement per route, "peer" stock NestJS with Express and TypeORM repositories
+(\`bench/references/\`). CPU is µs per request of the server process and of PostgreSQL.
+
+${table(
+  [
+    'route',
+    'api req/s',
+    'limit req/s',
+    'peer req/s',
+    'api ÷ limit',
+    'api ÷ peer',
+    'CPU µs api (server + pg)',
+    'CPU µs limit',
+    'api p50 / p99 ms',
+  ],
+  rows,
+)}
+
+- POST with three webhook endpoints subscribed: ${n(post.rps)} req/s, ${post.ratio_to_post_without.toFixed(3)} of POST measured just before with them
+  disabled (${n(post.post_without_rps)} req/s).
+- Peak RSS under the bench: api ${rss.api} MB, limit ${rss.limit} MB, peer ${rss.peer} MB.
+- Targets: api ÷ limit ≥ ${targets.ratio_to_limit}, api ÷ peer ≥ ${targets.ratio_to_peer}, api peak RSS ≤ ${targets.api_peak_rss_mb} MB,
+  POST with endpoints ≥ ${targets.post_with_3_endpoints} of POST without.`;
+}
+
+function scaleSection(scale) {
+  const [small, large] = scale.settings.sizes;
+  const names = Object.keys(scale.results[small]);
+  const rows = names.map((name) => {
+    const a = scale.results[small][name];
+    const b = scale.results[large][name];
+    return [
+      name,
+      n(a.single_ms, 1),
+      n(b.single_ms, 1),
+      ratio(b.single_ms / a.single_ms),
+      `${a.p50_ms} / ${a.p99_ms}`,
+      `${b.p50_ms} / ${b.p99_ms}`,
+    ];
+  });
+  const t = scale.targets;
+  return `## List pages at ${n(small)} and ${n(large)} warehouses
+
+\`\`\`sh
+npm run bench:api -- --scale        # writes bench/results/scale.json (sizes: BENCH_SCALE_ROWS=${scale.settings.sizes.join(',')})
+\`\`\`
+
+One company with ${n(small)}, then ${n(large)} warehouses with their location, sections and docks. "single" is the best of
+3 requests alone; p50 / p99 under ${scale.settings.connections} connections for ${scale.settings.duration_s} s.
+
+${table(
+  [
+    'request',
+    `single ms at ${n(small)}`,
+    `single ms at ${n(large)}`,
+    `${n(large)} ÷ ${n(small)}`,
+    `p50 / p99 ms at ${n(small)}`,
+    `p50 / p99 ms at ${n(large)}`,
+  ],
+  rows,
+)}
+
+Targets: a first page under ${t.first_page_ms} ms and a search under ${t.search_ms} ms at ${n(large)}, each within ${t.ratio_to_small}× its time at
+${n(small)}. \`page=30000\` reads the records it skips (a cursor does not): it is there to show the difference.`;
+}
+
+function webhooksSection(w) {
+  const cpu = w.cpu_us_per_item;
+  const latency = w.latency_at_rate;
+  const neighbour = w.noisy_neighbour;
+  const t = w.targets;
+  return `## Webhook delivery
+
+\`\`\`sh
+npm run bench:webhooks        # writes bench/results/webhooks-latest.json
+\`\`\`
+
+${n(w.events)} events to one endpoint, ${w.rounds} rounds; each round also runs two references on the same
+machine state: a raw BullMQ no-op worker, and the "floor", a BullMQ worker that POSTs each job's body to the
+same receiver (any pipeline with one BullMQ job per delivery pays at least that). Rates are medians of the
+rounds; CPU is µs per delivery (or per job) by process.
+
+${table(
+  ['', 'per second', '÷ floor', 'CPU µs (worker, PostgreSQL, Redis, receiver)', 'CPU ÷ floor'],
+  [
+    [
+      'durable deliveries',
+      n(w.deliveries_per_second),
+      w.ratio_to_floor.toFixed(3),
+      `${cpu.delivery.total} (${cpu.delivery.worker}, ${cpu.delivery.postgresql}, ${cpu.delivery.redis}, ${cpu.delivery.receiver})`,
+      w.cpu_ratio_to_floor.toFixed(3),
+    ],
+    [
+      'floor: BullMQ + HTTP',
+      n(w.floor_bullmq_plus_http_per_second),
+      '1.00',
+      `${cpu.floor.total} (${cpu.floor.worker}, ${cpu.floor.postgresql}, ${cpu.floor.redis}, ${cpu.floor.receiver})`,
+      '1.00',
+    ],
+    [
+      'BullMQ no-op',
+      n(w.raw_bullmq_noop_jobs_per_second),
+      ratio(w.raw_bullmq_noop_jobs_per_second / w.floor_bullmq_plus_http_per_second),
+      `${cpu.noop.total} (${cpu.noop.bench_worker}, ${cpu.noop.postgresql}, ${cpu.noop.redis}, –)`,
+      '',
+    ],
+  ],
+)}
+
+- Latency from commit to receipt at ${n(latency.events_per_second)} events/s (${n(latency.events)} events): p50 ${latency.p50_ms} ms, p95 ${latency.p95_ms} ms, p99 ${latency.p99_ms} ms.
+- The same while another endpoint of the company answers after ${n(neighbour.neighbour_receiver_delay_ms)} ms with ${n(neighbour.neighbour_pending_at_start)} deliveries
+  waiting: p50 ${neighbour.p50_ms} ms, p95 ${neighbour.p95_ms} ms, p99 ${neighbour.p99_ms} ms.
+- Targets: deliveries ÷ floor ${t.ratio_to_floor}, CPU ÷ floor ${t.cpu_ratio_to_floor}, p99 ${t.p99_ms} ms, p99 beside the slow endpoint
+  ${t.noisy_neighbour_p99_ms} ms.`;
+}
+
+function page() {
+  return `# Performance
+
+The figures below are those of the result files in \`bench/results/\`, written by the command above each table
+on a 2-core machine that PostgreSQL, Redis and the load generator share. Absolute rates move with the machine
+(the same code gives very different req/s on different machines, and from one run to the next on a shared
+one); the ratios to the references measured in the same run, and CPU per request, are what to compare. This
+page is generated from those files: \`node scripts/performance-doc.js\` after a bench run (\`npm test\` fails
+while it differs). Their history is in git.
+
+${apiSection(results('latest.json'))}
+
+${scaleSection(results('scale.json'))}
+
+${webhooksSection(results('webhooks-latest.json'))}
+`;
+}
+
+module.exports = { page };
+
+if (require.main === module) {
+  const text = page();
+  if (process.argv[2] === '--check') {
+    let current = '';
+    try {
+      current = readFileSync(PAGE, 'utf8');
+    } catch {
+      // missing: differs
+    }
+    if (current !== text) {
+      process.stderr.write(
+        'docs/performance.md differs from bench/results: run node scripts/performance-doc.js\n',
+      );
+      process.exitCode = 1;
+    }
+  } else {
+    writeFileSync(PAGE, text);
+  }
+}
