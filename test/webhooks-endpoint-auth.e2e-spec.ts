@@ -226,4 +226,123 @@ describe('webhooks: static headers and auth per endpoint', () => {
     expect(JSON.stringify(log)).not.toMatch(/wrong-secret-xyz/);
     expect(receiver.requests.some((r) => r.path === '/oauth-bad')).toBe(false);
   });
+
+  it('an edit that sends back the redacted values keeps the stored ones; auth without its secret keeps it while the type stays', async () => {
+    const acme = await createCompany(api, 'Edit redacted');
+    const created = await endpoint(acme, '/edit', {
+      headers: { 'X-Api-Key': 'k-keep-1', 'X-Tenant': 'acme' },
+      auth: { type: 'basic', username: 'wharf', password: 'p4ss-keep' },
+    });
+    const uuid = created.body.webhook_endpoint.uuid as string;
+    const shown = (await http(api.url, 'GET', `${E}/${uuid}`, { key: acme.key })).body.webhook_endpoint;
+    // What the console sends back: the headers as shown with one value changed, the auth without password.
+    const edited = await http(api.url, 'PUT', `${E}/${uuid}`, {
+      key: acme.key,
+      body: {
+        webhook_endpoint: {
+          headers: { ...shown.headers, 'X-Tenant': 'beta' },
+          auth: { ...shown.auth, username: 'wharf-2' },
+        },
+      },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body.webhook_endpoint.headers).toEqual({
+      'X-Api-Key': '[redacted]',
+      'X-Tenant': '[redacted]',
+    });
+    expect(edited.body.webhook_endpoint.auth).toEqual({ type: 'basic', username: 'wharf-2' });
+    const revealed = await http(api.url, 'GET', `${E}/${uuid}/headers`, { key: acme.key });
+    expect(revealed.body).toEqual({ headers: { 'X-Api-Key': 'k-keep-1', 'X-Tenant': 'beta' } });
+    // "[redacted]" in a secret field means the same as leaving it out.
+    const again = await http(api.url, 'PATCH', `${E}/${uuid}`, {
+      key: acme.key,
+      body: { auth: { type: 'basic', username: 'wharf-3', password: '[redacted]' } },
+    });
+    expect(again.status).toBe(200);
+
+    // A delivery carries the kept values.
+    await http(api.url, 'POST', W, { key: acme.key, body: warehouse('Edited') });
+    const request = await eventually(async () => receiver.requests.find((r) => r.path === '/edit'));
+    expect(request.headers['x-api-key']).toBe('k-keep-1');
+    expect(request.headers['x-tenant']).toBe('beta');
+    expect(request.headers.authorization).toBe(
+      `Basic ${Buffer.from('wharf-3:p4ss-keep').toString('base64')}`,
+    );
+
+    // Nothing stored to keep: a new header's "[redacted]", a changed type's secret. 422, nothing changes.
+    const newHeader = await http(api.url, 'PATCH', `${E}/${uuid}`, {
+      key: acme.key,
+      body: { headers: { 'X-Api-Key': '[redacted]', 'X-New': '[redacted]' } },
+    });
+    expect(newHeader.status).toBe(422);
+    expect(newHeader.body.errors.map((e: any) => e.source.pointer)).toEqual([
+      '/data/attributes/headers/X-New',
+    ]);
+    const newType = await http(api.url, 'PATCH', `${E}/${uuid}`, {
+      key: acme.key,
+      body: { auth: { type: 'bearer', token: '[redacted]' } },
+    });
+    expect(newType.status).toBe(422);
+    expect(newType.body.errors.map((e: any) => e.source.pointer)).toEqual(['/data/attributes/auth/token']);
+    const noToken = await http(api.url, 'PATCH', `${E}/${uuid}`, {
+      key: acme.key,
+      body: { auth: { type: 'bearer' } },
+    });
+    expect(noToken.status).toBe(422);
+    const onCreate = await http(api.url, 'POST', E, {
+      key: acme.key,
+      body: { webhook_endpoint: { url: `${receiver.url}/r`, headers: { 'X-Api-Key': '[redacted]' } } },
+    });
+    expect(onCreate.status).toBe(422);
+    expect(onCreate.body.errors[0].source.pointer).toBe('/data/attributes/headers/X-Api-Key');
+    expect((await http(api.url, 'GET', `${E}/${uuid}/headers`, { key: acme.key })).body).toEqual(
+      revealed.body,
+    );
+    const [row] = await sql(api, 'SELECT auth FROM webhook_endpoints WHERE uuid = $1', [uuid]);
+    expect(row.auth).toEqual({ type: 'basic', username: 'wharf-3' });
+  });
+
+  it('"send test event" and verify go with the endpoint’s headers and auth, OAuth2 included, logged redacted', async () => {
+    const acme = await createCompany(api, 'Test send');
+    const created = await endpoint(acme, '/test-send', {
+      headers: { 'X-Api-Key': 'k-test-7' },
+      auth: {
+        type: 'oauth2_client_credentials',
+        token_url: `${tokens.url}/token`,
+        client_id: 'client-1',
+        client_secret: 's3cret-client',
+      },
+    });
+    const uuid = created.body.webhook_endpoint.uuid as string;
+    const sent = await http(api.url, 'POST', `${E}/${uuid}/test`, { key: acme.key, body: {} });
+    expect(sent.status).toBe(200);
+    expect(sent.body.webhook_request_log).toMatchObject({
+      test: true,
+      status: 'successful',
+      response_status: 200,
+    });
+    expect(sent.body.webhook_request_log.request_headers).toMatchObject({
+      'X-Api-Key': '[redacted]',
+      authorization: '[redacted]',
+    });
+    expect(sent.text).not.toMatch(/k-test-7|s3cret-client|tok-\d/);
+    const request = receiver.requests.filter((r) => r.path === '/test-send').at(-1)!;
+    expect(request.headers['x-api-key']).toBe('k-test-7');
+    expect(request.headers.authorization).toMatch(/^Bearer tok-\d+$/);
+
+    const challenged = receiver.respond;
+    receiver.respond = (r, i) =>
+      r.path === '/test-send' ? { status: 200, body: JSON.parse(r.body).challenge ?? '' } : challenged(r, i);
+    try {
+      const verified = await http(api.url, 'POST', `${E}/${uuid}/verify`, { key: acme.key });
+      expect(verified.status).toBe(200);
+      expect(verified.body.webhook_endpoint.verified_at).not.toBeNull();
+    } finally {
+      receiver.respond = challenged;
+    }
+    const challenge = receiver.requests.filter((r) => r.path === '/test-send').at(-1)!;
+    expect(JSON.parse(challenge.body).type).toBe('webhook.verification');
+    expect(challenge.headers['x-api-key']).toBe('k-test-7');
+    expect(challenge.headers.authorization).toBe(request.headers.authorization);
+  });
 });

@@ -1,4 +1,7 @@
+import { AddressInfo, createServer } from 'node:net';
 import { INestApplicationContext } from '@nestjs/common';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { TestCompany, createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
@@ -178,5 +181,41 @@ describe('webhooks: operational events through the outbox', () => {
       expect(entry.example.event).toBe(name);
       expect(entry.schema.properties.data.properties.webhook_endpoint_uuid).toEqual({ type: 'string' });
     }
+  });
+
+  it('delivery.exhausted matches its catalog schema, with last_response_status null when nothing answered and last_error null when something did', async () => {
+    const { company, path, secret } = await watched();
+    // A port nothing listens on: every attempt is a refused connection, with no status.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const { endpoint: unreachable } = await endpointIn(company, `http://127.0.0.1:${port}/hook`, [
+      'warehouse.created',
+    ]);
+    const { endpoint: failing } = await endpointIn(company, `${receiver.url}/failing-schema`, [
+      'warehouse.created',
+    ]);
+    await http(api.url, 'POST', W, { key: company.key, body: warehouse('Unreachable') });
+    const noAnswer = await received(path, secret, 'delivery.exhausted', unreachable.uuid);
+    const answered = await received(path, secret, 'delivery.exhausted', failing.uuid);
+    expect(noAnswer.data).toMatchObject({ last_response_status: null, last_error: expect.any(String) });
+    expect(answered.data).toMatchObject({ last_response_status: 500, last_error: null });
+
+    const catalog = await http(api.url, 'GET', '/int/v1/webhook-events', { key: company.key });
+    const entry = catalog.body.webhook_events.find((e: any) => e.name === 'delivery.exhausted');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(entry.schema);
+    for (const event of [noAnswer, answered, entry.example])
+      expect({ id: event.id, valid: validate(event), errors: validate.errors ?? null }).toEqual({
+        id: event.id,
+        valid: true,
+        errors: null,
+      });
+    // The schema still says what the fields are when they are not null.
+    expect(validate({ ...answered, data: { ...answered.data, last_response_status: 'five hundred' } })).toBe(
+      false,
+    );
   });
 });

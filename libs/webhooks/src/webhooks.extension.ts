@@ -3,6 +3,8 @@ import { Global } from '@nestjs/common';
 import { Extension, ResourcesModule } from '@wharf/core';
 import { DELIVERY_QUEUE } from './jobs/delivery-job';
 import { DeliveryQueueCloser } from './jobs/delivery-queue-closer';
+import { HttpDestination } from './transport/http.destination';
+import { OAuth2Tokens } from './transport/oauth2-tokens';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhookEndpointController } from './management/webhook-endpoint.controller';
 import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
@@ -29,6 +31,7 @@ import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number
 import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-store-delivery-states';
 import { RouteEndpoints1700000000113 } from './migrations/1700000000113-route-endpoints';
 import { OutboxWriter } from './outbox/outbox.writer';
+import { EndpointRoutingController } from './management/endpoint-routing.controller';
 import { EventRoutingController } from './management/event-routing.controller';
 import { EventRoutingService } from './management/event-routing.service';
 import { FilterEvaluator } from './filters/filter-evaluator';
@@ -71,6 +74,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookEventsController,
     WebhookSenderAddressesController,
     EventRoutingController,
+    EndpointRoutingController,
   ],
   providers: [
     DeliveryQueueCloser,
@@ -82,10 +86,19 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     EndpointQueueService,
     DeliveryRecoveryService,
     WebhookSender,
+    OAuth2Tokens,
+    HttpDestination,
     DeliveryStore,
     FilterEvaluator,
     EventRoutingService,
   ],
-  exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog, DeliveryStore],
+  exports: [
+    WebhookEndpointsService,
+    WebhookSender,
+    OAuth2Tokens,
+    HttpDestination,
+    WebhookEventCatalog,
+    DeliveryStore,
+  ],
 })
 export class WebhooksExtension {}

@@ -18,7 +18,6 @@ import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 import { RequestLogPurger } from './stages/recovery/request-log.purger';
 import { DESTINATION } from './transport/destination';
 import { HttpDestination } from './transport/http.destination';
-import { OAuth2Tokens } from './transport/oauth2-tokens';
 
 export { DeliveryAdmitter } from './stages/admission/delivery.admitter';
 export { DeliveryProcessor } from './stages/dispatch/delivery.processor';
@@ -60,8 +59,8 @@ export const WORKER_DATABASE_SETTINGS = {
     RateGate,
     EndpointSendLeases,
     SendAttempt,
-    OAuth2Tokens,
-    { provide: DESTINATION, useClass: HttpDestination },
+    // The api's test sends share the instance (and its OAuth2 token cache) the extension provides.
+    { provide: DESTINATION, useExisting: HttpDestination },
     AttemptWriter,
     DeliverySweeper,
     RequestLogPurger,

@@ -164,26 +164,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/int/v1/webhook-endpoints/{uuid}/headers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Reveal the static headers, with values
-         * @description The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, with values redacted.
-         */
-        get: operations["getWebhookEndpointHeaders"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/int/v1/webhook-endpoints/{uuid}/queue": {
         parameters: {
             query?: never;
@@ -278,26 +258,6 @@ export interface paths {
          * @description Delivered at once (not through the retry queue), signed like any delivery, even to a disabled endpoint, and logged with test: true. Returns that request-log row.
          */
         post: operations["sendWebhookEndpointTest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/int/v1/webhook-endpoints/{uuid}/filter-test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Whether an event matches the endpoint's filter, and if not which clause failed
-         * @description Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. Evaluated by PostgreSQL exactly as at fan-out.
-         */
-        post: operations["testWebhookEndpointFilter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -490,6 +450,46 @@ export interface paths {
         get: operations["getEventRouting"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/webhook-endpoints/{uuid}/headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reveal the static headers, with values
+         * @description The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, with values redacted.
+         */
+        get: operations["getWebhookEndpointHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/webhook-endpoints/{uuid}/filter-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether an event matches the endpoint's filter, and if not which clause failed
+         * @description Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. Evaluated by PostgreSQL exactly as at fan-out.
+         */
+        post: operations["testWebhookEndpointFilter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2224,6 +2224,18 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        RecoverDto: {
+            /**
+             * Format: date-time
+             * @description Events created at or after this time.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description Events created at or before this time (default: now).
+             */
+            until?: string;
+        };
         FilterTestDto: {
             /**
              * @description An envelope to try ({event, data: {…}}), as an endpoint would receive it.
@@ -2247,18 +2259,6 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             };
-        };
-        RecoverDto: {
-            /**
-             * Format: date-time
-             * @description Events created at or after this time.
-             */
-            since: string;
-            /**
-             * Format: date-time
-             * @description Events created at or before this time (default: now).
-             */
-            until?: string;
         };
     };
     responses: {
@@ -3048,44 +3048,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getWebhookEndpointHeaders: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The record’s uuid. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["XRequestId"];
-                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
-                    etag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        headers: {
-                            [key: string]: string;
-                        };
-                    };
-                };
-            };
-            304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     getWebhookEndpointQueue: {
         parameters: {
             query?: never;
@@ -3263,55 +3225,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRequestLogResponse"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    testWebhookEndpointFilter: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The record’s uuid. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["FilterTestDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["XRequestId"];
-                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Whether the filter (the draft, else the endpoint’s) matches. */
-                        matches: boolean;
-                        /** @description The clause that decided a non-match: its JSON pointer inside the filter, and the clause. */
-                        failed_clause: {
-                            /** @example /data.status/$in */
-                            pointer: string;
-                            clause: unknown;
-                        } | null;
-                        /** @description Whether the event's name is among the endpoint's events. */
-                        subscribed: boolean;
-                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3865,6 +3778,93 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpointHeaders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        headers: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpointFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterTestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the filter (the draft, else the endpoint’s) matches. */
+                        matches: boolean;
+                        /** @description The clause that decided a non-match: its JSON pointer inside the filter, and the clause. */
+                        failed_clause: {
+                            /** @example /data.status/$in */
+                            pointer: string;
+                            clause: unknown;
+                        } | null;
+                        /** @description Whether the event's name is among the endpoint's events. */
+                        subscribed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

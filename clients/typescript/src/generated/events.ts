@@ -21,8 +21,8 @@ export interface components {
                 event_id: string;
                 event: string;
                 attempts: number;
-                last_response_status: number;
-                last_error: string;
+                last_response_status: number | null;
+                last_error: string | null;
                 additionalData: Record<string, never>;
             };
         };

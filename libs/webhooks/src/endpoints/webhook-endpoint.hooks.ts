@@ -13,6 +13,7 @@ import {
 } from '@wharf/core';
 import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
 import { sealCredentials } from './endpoint-credentials';
+import { keepStoredCredentials } from './endpoint-credentials-open';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -44,7 +45,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
   ) {}
 
   beforeCreate(_tx: unknown, values: Record<string, unknown>): void {
-    this.check(values);
+    this.check(values, undefined, keepStoredCredentials(values, undefined, this.config));
     values.events ??= ['*'];
     values.max_in_flight ??= this.config.webhooks.endpointConcurrency;
     values.secret ??= encryptSecret(generateSecret(), this.config.appKey);
@@ -54,7 +55,12 @@ export class WebhookEndpointHooks implements ResourceHooks {
   beforeUpdate(_tx: unknown, before: ResourceRow, values: Record<string, unknown>): void {
     // Enabling re-checks the stored URL too: a row saved before the policy tightened must not come back.
     const enabling = values.status === 'enabled' && before.status !== 'enabled';
-    this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined);
+    const kept = keepStoredCredentials(
+      values,
+      before as Parameters<typeof keepStoredCredentials>[1],
+      this.config,
+    );
+    this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined, kept);
     if (values.url !== undefined && values.url !== before.url) values.verified_at = null;
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
@@ -80,8 +86,8 @@ export class WebhookEndpointHooks implements ResourceHooks {
     }
   }
 
-  private check(values: Record<string, unknown>, storedUrl?: string): void {
-    const errors: ErrorObject[] = [];
+  private check(values: Record<string, unknown>, storedUrl?: string, earlier: ErrorObject[] = []): void {
+    const errors: ErrorObject[] = [...earlier];
     const url = typeof values.url === 'string' ? values.url : storedUrl;
     if (url !== undefined) {
       const refusal = this.endpoints.refusal(url);

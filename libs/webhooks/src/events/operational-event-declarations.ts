@@ -77,5 +77,7 @@ export const OPERATIONAL_EVENT_DECLARATIONS: (EventDeclaration & { name: Operati
       last_response_status: 503,
       last_error: 'timeout',
     },
+    // No answer (a refused connection, a timeout) has no status; an answer has no error.
+    nullable: ['last_response_status', 'last_error'],
   },
 ];

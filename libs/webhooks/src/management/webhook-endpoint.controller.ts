@@ -4,9 +4,6 @@ import { ApiErrors, ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { EndpointProbeService } from './endpoint-probe.service';
 import { ENDPOINT_QUEUE_SCHEMA, EndpointQueueService } from './endpoint-queue.service';
-import { EventRoutingService } from './event-routing.service';
-import { FilterTestDto } from './filter-test.dto';
-import { FILTER_TEST_SCHEMA } from './routing.schema';
 import { QUEUED_DELIVERIES_SCHEMA } from './queued-deliveries.schema';
 import { RecoverDto } from './recover.dto';
 import { TestEventDto } from './test-event.dto';
@@ -32,7 +29,8 @@ const ENDPOINT = schemaRef(schemas.single);
 
 /**
  * `/int/v1/webhook-endpoints`: list, get, update and delete are the generated resource routes; create
- * returns the secret once; the rest are the console's actions on one endpoint.
+ * returns the secret once; the rest are the console's actions on one endpoint (its headers and filter
+ * test in endpoint-routing.controller.ts).
  */
 @Resource(WebhookEndpoint)
 export class WebhookEndpointController {
@@ -41,7 +39,6 @@ export class WebhookEndpointController {
     private readonly probe: EndpointProbeService,
     private readonly recovery: DeliveryRecoveryService,
     private readonly queues: EndpointQueueService,
-    private readonly routing: EventRoutingService,
   ) {}
 
   @Post()
@@ -75,27 +72,6 @@ export class WebhookEndpointController {
   })
   secret(@Param('uuid') uuid: string) {
     return this.endpoints.revealSecret(uuid);
-  }
-
-  @Get(':uuid/headers')
-  @ApiOperation({
-    operationId: 'getWebhookEndpointHeaders',
-    summary: 'Reveal the static headers, with values',
-    description:
-      'The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, ' +
-      'with values redacted.',
-  })
-  @ApiUuidParam()
-  @ApiErrors(409)
-  @ApiOkResponse({
-    schema: {
-      type: 'object',
-      properties: { headers: { type: 'object', additionalProperties: { type: 'string' } } },
-      required: ['headers'],
-    },
-  })
-  headers(@Param('uuid') uuid: string) {
-    return this.endpoints.revealHeaders(uuid);
   }
 
   @Get(':uuid/queue')
@@ -165,22 +141,6 @@ export class WebhookEndpointController {
   @ApiOkResponse({ schema: schemaRef(resourceSchemas(WEBHOOK_REQUEST_LOG).single) })
   test(@Param('uuid') uuid: string, @Body() body: unknown) {
     return this.probe.sendTest(uuid, body);
-  }
-
-  @Post(':uuid/filter-test')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'testWebhookEndpointFilter',
-    summary: "Whether an event matches the endpoint's filter, and if not which clause failed",
-    description:
-      'Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. ' +
-      'Evaluated by PostgreSQL exactly as at fan-out.',
-  })
-  @ApiUuidParam()
-  @ApiBody({ type: FilterTestDto })
-  @ApiOkResponse({ schema: FILTER_TEST_SCHEMA })
-  filterTest(@Param('uuid') uuid: string, @Body() body: unknown) {
-    return this.routing.filterTest(uuid, body);
   }
 
   @Post(':uuid/verify')
