@@ -31,14 +31,26 @@ export class FilterError extends Error {
 export const pointerOf = (parent: string, key: string | number) =>
   `${parent}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
+/** PostgreSQL's JSON holds no NUL and no lone surrogate: such a string could never match, and fails to store. */
+const unstorable = (value: unknown) => typeof value === 'string' && /\u0000|\p{Surrogate}/u.test(value);
+
 export const isScalar = (value: unknown): value is Scalar =>
-  value === null || ['string', 'boolean'].includes(typeof value) || Number.isFinite(value);
+  value === null ||
+  (typeof value === 'string' && !unstorable(value)) ||
+  typeof value === 'boolean' ||
+  Number.isFinite(value);
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const describeType = (value: unknown) =>
-  Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
+  Array.isArray(value)
+    ? 'an array'
+    : value === null
+      ? 'null'
+      : unstorable(value)
+        ? 'a string with NUL or a lone surrogate'
+        : typeof value;
 
 /** Every clause of a compiled filter, depth first, the whole filter first. */
 export function clausesOf(root: FilterClause): FilterClause[] {

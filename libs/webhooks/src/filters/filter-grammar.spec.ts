@@ -74,4 +74,21 @@ describe('payload filter grammar', () => {
     for (let i = 0; i < 10; i++) deep = { $not: deep };
     expect(refusal(deep).message).toMatch(/at most 8 levels/);
   });
+
+  it('refuses strings PostgreSQL cannot store (NUL, a lone surrogate) at their pointer, whatever the operator', () => {
+    for (const bad of ['a\u0000b', 'x\ud800'])
+      for (const [filter, pointer] of [
+        [{ 'data.name': bad }, '/data.name'],
+        [{ 'data.name': { $contains: bad } }, '/data.name/$contains'],
+        [{ 'data.name': { $prefix: bad } }, '/data.name/$prefix'],
+        [{ 'data.name': { $gt: bad } }, '/data.name/$gt'],
+        [{ 'data.name': { $in: ['ok', bad] } }, '/data.name/$in'],
+      ] as const)
+        expect(refusal(filter)).toEqual({
+          pointer,
+          message: expect.stringMatching(/NUL or a lone surrogate|takes/),
+        });
+    // Surrogate pairs (emoji) are whole characters: accepted.
+    expect(compileFilter({ 'data.name': { $contains: '🚚' } })?.vars).toEqual({ v0: '🚚' });
+  });
 });

@@ -57,7 +57,10 @@ export function compileTest(
     case '$gte':
     case '$lt':
     case '$lte': {
-      requireType(typeof operand === 'string' || Number.isFinite(operand), 'a number or a string');
+      requireType(
+        (typeof operand === 'string' || Number.isFinite(operand)) && isScalar(operand),
+        'a number or a string',
+      );
       const sign = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[operator];
       return leaf(`exists(${path} ? (@ ${sign} ${variable(operand as Scalar)}))`);
     }
@@ -73,7 +76,10 @@ export function compileTest(
       return leaf(`exists(${path} ? (${element}${within}))`);
     }
     case '$prefix':
-      requireType(typeof operand === 'string' && operand.length > 0, 'a non-empty string');
+      requireType(
+        typeof operand === 'string' && operand.length > 0 && isScalar(operand),
+        'a non-empty string',
+      );
       return leaf(`exists(${path} ? (@ starts with ${variable(operand as string)}))`);
     default:
       throw new FilterError(
