@@ -32,7 +32,8 @@ export const pointerOf = (parent: string, key: string | number) =>
   `${parent}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 /** PostgreSQL's JSON holds no NUL and no lone surrogate: such a string could never match, and fails to store. */
-const unstorable = (value: unknown) => typeof value === 'string' && /\u0000|\p{Surrogate}/u.test(value);
+const unstorable = (value: unknown) =>
+  typeof value === 'string' && (value.includes('\u0000') || /\p{Surrogate}/u.test(value));
 
 export const isScalar = (value: unknown): value is Scalar =>
   value === null ||
