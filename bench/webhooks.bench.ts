@@ -19,6 +19,7 @@ import {
   stopProcess,
   withBenchDatabase,
 } from './bench-support';
+import { filteredEndpoints } from './filtered-endpoints';
 import { countPostgresOf, cpuPerItem, readCpu } from './process-cpu';
 
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -28,6 +29,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const NEIGHBOUR_BACKLOG = Number(process.env.BENCH_NEIGHBOUR_BACKLOG ?? 5_000);
 const NEIGHBOUR_DELAY_MS = Number(process.env.BENCH_NEIGHBOUR_DELAY_MS ?? 5_000);
+/** Set: the filter comparison alone (filtered-endpoints.ts), with this many of the endpoints filtered. */
+const FILTERED_ENDPOINTS = Number(process.env.BENCH_FILTERED_ENDPOINTS ?? 0);
 
 interface Measured {
   perSecond: number;
@@ -115,6 +118,10 @@ async function main() {
   // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
   const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
   countPostgresOf(new URL(config.databaseUrl).pathname.slice(1));
+  if (FILTERED_ENDPOINTS > 0)
+    return withBenchDatabase(config, () =>
+      filteredEndpoints(config, env, FILTERED_ENDPOINTS, Number(process.env.BENCH_EVENTS ?? 2_000), ROUNDS),
+    );
   await withBenchDatabase(config, async () => {
     const receipts = new Map<string, number>();
     let floorReceipts = 0;

@@ -4,7 +4,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
-import { http } from './support/http';
+import { eventually, http } from './support/http';
 import { Receiver } from './support/receiver';
 import { TestApi, startApi } from './support/test-app';
 import { FAST_WEBHOOKS, warehouse } from './support/webhooks';
@@ -276,6 +276,166 @@ suite('console: Developers > Webhooks in a real browser', () => {
       expect(icon).toBe('/console/favicon.svg');
       expect((await fetch(`${api.url}${icon}`)).status).toBe(200);
       expect(failed).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('edits the payload filter (422s at their place), tests it against a recent event, and keeps headers & auth redacted until revealed', async () => {
+    const company = await createCompany(api, 'Console Routing');
+    receiver.respond = () => ({ status: 200, body: 'ok' });
+    const created = await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+      key: company.key,
+      body: {
+        webhook_endpoint: {
+          url: `${receiver.url}/routed`,
+          events: ['warehouse.created'],
+          headers: { 'X-Api-Key': 'k-console-1' },
+          auth: { type: 'bearer', token: 'tok-console-secret' },
+        },
+      },
+    });
+    const uuid = created.body.webhook_endpoint.uuid as string;
+    await http(api.url, 'POST', '/inventory/int/v1/warehouses', {
+      key: company.key,
+      body: warehouse('Console North'),
+    });
+    // A recent event in the log for the filter test to pick.
+    await eventually(async () => receiver.requests.some((r) => r.path === '/routed'), 15_000);
+    await eventually(
+      async () =>
+        (await http(api.url, 'GET', '/int/v1/webhook-request-logs?test=false', { key: company.key })).body
+          .webhook_request_logs.length > 0,
+    );
+    const tab = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    tab.setDefaultTimeout(10_000);
+    try {
+      await tab.goto(`${api.url}/console/`);
+      await tab.getByLabel('API key').fill(company.key);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      await tab.goto(`${api.url}/console/#/webhooks/${uuid}`);
+
+      // The filter: a 422 shown at its place in the filter, then a non-match and a match on the recent event.
+      const filter = tab.getByLabel('Filter (JSON)');
+      await filter.fill('{"data.name": {"$inn": ["x"]}}');
+      await tab.getByRole('button', { name: 'Save filter' }).click();
+      const errors = tab.getByTestId('filter-errors');
+      await errors.waitFor();
+      expect(await errors.textContent()).toContain('data.name › $inn');
+      expect(
+        (await http(api.url, 'GET', `/int/v1/webhook-endpoints/${uuid}`, { key: company.key })).body
+          .webhook_endpoint.filter,
+      ).toBeNull();
+      await tab
+        .getByLabel('Test against a recent event')
+        .locator('option', { hasText: 'warehouse.created' })
+        .waitFor({ state: 'attached' });
+      await filter.fill('{"data.name": {"$in": ["Console South"]}}');
+      await tab.getByRole('button', { name: 'Test filter' }).click();
+      const verdict = tab.getByTestId('filter-verdict');
+      await verdict.getByText('Does not match').waitFor();
+      expect(await verdict.textContent()).toContain('data.name › $in');
+      await filter.fill('{"data.name": {"$prefix": "Console"}}');
+      await tab.getByRole('button', { name: 'Test filter' }).click();
+      await verdict.getByText('Matches').waitFor();
+      await tab.getByRole('button', { name: 'Save filter' }).click();
+      await tab.getByRole('status').filter({ hasText: 'Filter saved.' }).waitFor();
+      expect(
+        (await http(api.url, 'GET', `/int/v1/webhook-endpoints/${uuid}`, { key: company.key })).body
+          .webhook_endpoint.filter,
+      ).toEqual({ 'data.name': { $prefix: 'Console' } });
+
+      // Headers & auth: names shown, values hidden until revealed.
+      const card = tab.getByRole('region', { name: 'Headers & auth' });
+      await card.getByTestId('headers').getByText('X-Api-Key').waitFor();
+      expect(await card.getByTestId('auth').textContent()).toContain('Bearer token');
+      expect(await tab.content()).not.toMatch(/k-console-1|tok-console-secret/);
+      await card.getByRole('button', { name: 'Reveal values' }).click();
+      await card.getByText('k-console-1').waitFor();
+      await tab.screenshot({ path: join(ARTIFACTS, 'console-routing.png'), fullPage: true });
+
+      // Edited without revealing: the redacted value and the unchanged secret stay as stored.
+      await tab.reload();
+      await card.getByRole('button', { name: 'Edit headers & auth' }).click();
+      expect(await card.getByLabel('Header 1 value').inputValue()).toBe('[redacted]');
+      await card.getByRole('button', { name: 'Add header' }).click();
+      await card.getByLabel('Header 2 name').fill('X-Tenant');
+      await card.getByLabel('Header 2 value').fill('acme');
+      await card.getByRole('button', { name: 'Save headers & auth' }).click();
+      await card.getByRole('status').filter({ hasText: 'Headers and auth saved.' }).waitFor();
+      const revealed = await http(api.url, 'GET', `/int/v1/webhook-endpoints/${uuid}/headers`, {
+        key: company.key,
+      });
+      expect(revealed.body.headers).toEqual({ 'X-Api-Key': 'k-console-1', 'X-Tenant': 'acme' });
+      await card.getByRole('button', { name: 'Edit headers & auth' }).click();
+      await card.getByLabel('Auth').selectOption('basic');
+      await card.getByLabel('Username').fill('console');
+      await card.getByLabel('Password').fill('pw-console');
+      await card.getByRole('button', { name: 'Save headers & auth' }).click();
+      await card.getByRole('status').filter({ hasText: 'Headers and auth saved.' }).waitFor();
+      await tab.getByRole('button', { name: 'Send test event' }).click();
+      await tab.getByTestId('test-result').getByText('200').waitFor();
+      const sent = receiver.requests.filter((r) => r.path === '/routed').at(-1)!;
+      expect(sent.headers['x-api-key']).toBe('k-console-1');
+      expect(sent.headers['x-tenant']).toBe('acme');
+      expect(sent.headers.authorization).toBe(
+        `Basic ${Buffer.from('console:pw-console').toString('base64')}`,
+      );
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('tells when an endpoint is disabled or throttled: a banner with the reason on its page, a notice in the list, at 360 px too', async () => {
+    const company = await createCompany(api, 'Console Banner');
+    const create = async (path: string) =>
+      (
+        await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+          key: company.key,
+          body: { webhook_endpoint: { url: `${receiver.url}${path}`, events: ['*'] } },
+        })
+      ).body.webhook_endpoint.uuid as string;
+    const gone = await create('/gone-banner');
+    const slow = await create('/slow-banner');
+    await create('/fine-banner');
+    const db = api.app.get(DataSource);
+    await db.query(
+      `UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(), disabled_reason = 'The endpoint answered 410 Gone.' WHERE uuid = $1`,
+      [gone],
+    );
+    await db.query(
+      `UPDATE webhook_endpoints SET throttled = true, throttled_reason = '3 attempts in a row timed out: sending one at a time until one succeeds.' WHERE uuid = $1`,
+      [slow],
+    );
+    const tab = await browser.newPage({ viewport: { width: 360, height: 780 } });
+    tab.setDefaultTimeout(10_000);
+    const pageWidth = () => tab.evaluate<number>('document.documentElement.scrollWidth');
+    try {
+      await tab.goto(`${api.url}/console/`);
+      await tab.getByLabel('API key').fill(company.key);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      const notice = tab.getByTestId('endpoints-notice');
+      await notice.waitFor();
+      const text = await notice.textContent();
+      expect(text).toContain('1 endpoint disabled, 1 endpoint throttled');
+      expect(text).toContain('The endpoint answered 410 Gone.');
+      expect(text).toContain('3 attempts in a row timed out');
+      expect(await pageWidth()).toBeLessThanOrEqual(360);
+      await tab.screenshot({ path: join(ARTIFACTS, 'console-360-notice.png'), fullPage: true });
+
+      await notice.getByRole('link', { name: `${receiver.url}/gone-banner` }).click();
+      const banner = tab.getByTestId('endpoint-banner');
+      await banner.getByText('Disabled automatically').waitFor();
+      expect(await banner.textContent()).toContain('The endpoint answered 410 Gone.');
+      expect(await pageWidth()).toBeLessThanOrEqual(360);
+      await tab.screenshot({ path: join(ARTIFACTS, 'console-360-banner.png'), fullPage: true });
+
+      await tab.goto(`${api.url}/console/#/webhooks/${slow}`);
+      await tab.getByTestId('endpoint-banner').getByText('Throttled').waitFor();
+      expect(await tab.getByTestId('endpoint-banner').textContent()).toContain(
+        '3 attempts in a row timed out',
+      );
     } finally {
       await tab.close();
     }

@@ -358,6 +358,37 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
     }, 30_000);
     await expectStatus(200, 'listWebhookRequestLogs', { query: `?webhook_endpoint_uuid=${endpoint.uuid}` });
     await expectStatus(200, 'getWebhookRequestLog', { params: { uuid: delivered.uuid } });
+
+    // An endpoint with a payload filter, static headers and auth; where the delivered event went.
+    const routed = (
+      await expectStatus(201, 'createWebhookEndpoint', {
+        body: {
+          webhook_endpoint: {
+            url: `${receiver.url}/routed`,
+            events: ['location.updated'],
+            filter: { 'data.zip': { $in: ['3012'] } },
+            headers: { 'X-Api-Key': 'contract-key' },
+            auth: { type: 'bearer', token: 'contract-token' },
+          },
+        },
+      })
+    ).webhook_endpoint;
+    await expectStatus(200, 'getWebhookEndpointHeaders', { params: { uuid: routed.uuid } });
+    await expectStatus(200, 'testWebhookEndpointFilter', {
+      params: { uuid: routed.uuid },
+      body: { event_id: delivered.event_id },
+    });
+    await expectStatus(200, 'testWebhookEndpointFilter', {
+      params: { uuid: routed.uuid },
+      body: { event: { event: 'location.updated', data: { zip: '1000' } } },
+    });
+    await expectStatus(422, 'testWebhookEndpointFilter', {
+      params: { uuid: routed.uuid },
+      body: { event_id: delivered.event_id, filter: { 'data.zip': { $inn: ['3012'] } } },
+    });
+    await expectStatus(200, 'getEventRouting', { params: { event_id: delivered.event_id } });
+    await expectStatus(404, 'getEventRouting', { params: { event_id: 'evt_0000000000000000000000000000' } });
+    await expectStatus(200, 'deleteWebhookEndpoint', { params: { uuid: routed.uuid } });
     await expectStatus(200, 'resendWebhookRequestLog', { params: { uuid: delivered.uuid } });
     // A test send is not queued: 422.
     await expectStatus(422, 'resendWebhookRequestLog', { params: { uuid: test.uuid } });

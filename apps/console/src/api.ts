@@ -1,8 +1,15 @@
+/** One error of a failed API call: its detail, and the JSON pointer into the body it is about. */
+export interface ApiProblem {
+  detail: string;
+  pointer?: string;
+}
+
 /** A failed API call: `detail` is the API's own explanation, shown to the user as-is. */
 export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    readonly errors: ApiProblem[] = [],
   ) {
     super(detail);
   }
@@ -33,13 +40,15 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   const text = await response.text();
   const json = text ? safeJson(text) : undefined;
   if (!response.ok) {
-    const errors = (json as { errors?: { detail?: string }[] } | undefined)?.errors;
+    const errors = (json as { errors?: { detail?: string; source?: { pointer?: string } }[] } | undefined)
+      ?.errors;
     const detail =
       errors
         ?.map((e) => e.detail)
         .filter(Boolean)
         .join(' ') || `The API answered ${response.status}.`;
-    throw new ApiFailure(response.status, detail);
+    const problems = (errors ?? []).map((e) => ({ detail: e.detail ?? '', pointer: e.source?.pointer }));
+    throw new ApiFailure(response.status, detail, problems);
   }
   return json as T;
 }
@@ -75,7 +84,25 @@ export interface Endpoint {
   ordering: 'none' | 'entity';
   throttled: boolean;
   throttled_reason: string | null;
+  /** The payload filter (MongoDB-style JSON), or null: every subscribed event. */
+  filter: Record<string, unknown> | null;
+  /** Static header names, values redacted. */
+  headers: Record<string, string> | null;
+  /** The auth's type and non-secret fields, or null for none. */
+  auth: EndpointAuth | null;
 }
+
+export type EndpointAuth =
+  | { type: 'none' }
+  | { type: 'basic'; username: string }
+  | { type: 'bearer' }
+  | {
+      type: 'oauth2_client_credentials';
+      token_url: string;
+      client_id: string;
+      scope?: string;
+      audience?: string;
+    };
 
 /** GET /webhook-endpoints/:uuid/queue */
 export interface EndpointQueue {

@@ -8,6 +8,12 @@
 /** Outbox events one relay statement claims: large enough to amortise a statement, small enough to commit fast. */
 export const FAN_OUT_BATCH = 500;
 
+/** A payload filter's JSON is at most this: small enough to compile and evaluate per event at fan-out. */
+export const FILTER_MAX_BYTES = 4 * 1024;
+/** $and/$or/$not nest at most this deep, and each list holds at most FILTER_MAX_LIST items ($in too). */
+export const FILTER_MAX_DEPTH = 8;
+export const FILTER_MAX_LIST = 100;
+
 // Admission
 /** Endpoints admitted in one transaction (and so locked together by the admitter). */
 export const ADMIT_ENDPOINTS_PER_TRANSACTION = 200;
@@ -102,3 +108,13 @@ export const ERASURE_BATCH = 200;
 export const ERASURE_STALE_S = 60;
 /** Periodic tasks start within this of boot, spread out so workers started together do not run in step. */
 export const MAX_START_JITTER_MS = 1000;
+
+// Endpoint auth
+/** An OAuth2 token is used until this long before its expires_in, so none expires on the way. */
+export const OAUTH2_TOKEN_MARGIN_MS = 30_000;
+/** How long a token whose answer gave no expires_in is used. */
+export const OAUTH2_DEFAULT_TTL_MS = 5 * 60_000;
+/** One worker fetches an endpoint's token at a time; the others wait for it this long at most… */
+export const OAUTH2_FETCH_LOCK_MS = 10_000;
+/** …reading Redis this often. */
+export const OAUTH2_WAIT_POLL_MS = 25;

@@ -3,6 +3,8 @@ import { Global } from '@nestjs/common';
 import { Extension, ResourcesModule } from '@wharf/core';
 import { DELIVERY_QUEUE } from './jobs/delivery-job';
 import { DeliveryQueueCloser } from './jobs/delivery-queue-closer';
+import { HttpDestination } from './transport/http.destination';
+import { OAuth2Tokens } from './transport/oauth2-tokens';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhookEndpointController } from './management/webhook-endpoint.controller';
 import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
@@ -27,11 +29,17 @@ import { QueueUndispatchedEvents1700000000109 } from './migrations/1700000000109
 import { SortRequestLogsByTimeAndStatus1700000000110 } from './migrations/1700000000110-sort-request-logs-by-time-and-status';
 import { NumberAdmissions1700000000111 } from './migrations/1700000000111-number-admissions';
 import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-store-delivery-states';
+import { RouteEndpoints1700000000113 } from './migrations/1700000000113-route-endpoints';
 import { PartitionEventsAndLogs1700000000114 } from './migrations/1700000000114-partition-events-and-logs';
 import { CreateErasures1700000000115 } from './migrations/1700000000115-create-erasures';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
+import { EndpointRoutingController } from './management/endpoint-routing.controller';
+import { EventRoutingController } from './management/event-routing.controller';
+import { EventRoutingService } from './management/event-routing.service';
+import { FilterEvaluator } from './filters/filter-evaluator';
+import { OPERATIONAL_EVENT_DECLARATIONS } from './events/operational-event-declarations';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
 import { DeliveryStore } from './store/delivery.store';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -46,6 +54,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
   name: 'webhooks',
   namespace: 'int/v1',
   entities: [WebhookEndpoint, WebhookRequestLog],
+  events: OPERATIONAL_EVENT_DECLARATIONS,
   migrations: [
     CreateWebhooks1700000000100,
     IndexWebhookRequestLogEvents1700000000101,
@@ -60,6 +69,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     SortRequestLogsByTimeAndStatus1700000000110,
     NumberAdmissions1700000000111,
     StoreDeliveryStates1700000000112,
+    RouteEndpoints1700000000113,
     PartitionEventsAndLogs1700000000114,
     CreateErasures1700000000115,
   ],
@@ -70,6 +80,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookEventsController,
     WebhookSenderAddressesController,
     ErasuresController,
+    EventRoutingController,
+    EndpointRoutingController,
   ],
   providers: [
     DeliveryQueueCloser,
@@ -81,9 +93,20 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     EndpointQueueService,
     DeliveryRecoveryService,
     WebhookSender,
+    OAuth2Tokens,
+    HttpDestination,
+    DeliveryStore,
+    FilterEvaluator,
+    EventRoutingService,
+  ],
+  exports: [
+    WebhookEndpointsService,
+    WebhookSender,
+    OAuth2Tokens,
+    HttpDestination,
+    WebhookEventCatalog,
     DeliveryStore,
     ErasureService,
   ],
-  exports: [WebhookEndpointsService, WebhookSender, WebhookEventCatalog, DeliveryStore],
 })
 export class WebhooksExtension {}

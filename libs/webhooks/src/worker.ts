@@ -63,7 +63,8 @@ export const WORKER_DATABASE_SETTINGS = {
     RateGate,
     EndpointSendLeases,
     SendAttempt,
-    { provide: DESTINATION, useClass: HttpDestination },
+    // The api's test sends share the instance (and its OAuth2 token cache) the extension provides.
+    { provide: DESTINATION, useExisting: HttpDestination },
     AttemptWriter,
     DeliverySweeper,
     PartitionMaintainer,

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Endpoint, api, query } from '../api';
 import { ErrorMessage, Panel, StatusBadge } from '../ui';
 import { CreateEndpoint } from './endpoint-create';
+import { AttentionNotice } from './endpoint-banner';
 
 interface Row extends Endpoint {
   successRate?: string;
@@ -46,6 +47,7 @@ export function EndpointListPage() {
       </div>
       {creating && <CreateEndpoint onCreated={() => void load()} />}
       <ErrorMessage error={error} />
+      {rows && <AttentionNotice endpoints={rows} />}
       <Panel title="Endpoints">
         {rows === null ? (
           <p>Loading…</p>
@@ -73,6 +75,11 @@ export function EndpointListPage() {
                     <td>{row.events.includes('*') ? 'All events' : row.events.join(', ')}</td>
                     <td>
                       <StatusBadge status={row.status} reason={row.disabled_reason} />
+                      {row.throttled && (
+                        <span class="badge disabled" title={row.throttled_reason ?? undefined}>
+                          throttled
+                        </span>
+                      )}
                       {row.disabled_reason && <div class="muted">{row.disabled_reason}</div>}
                     </td>
                     <td>

@@ -1,8 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { CatalogEvent, Endpoint, RequestLog, api, unwrap } from '../api';
-import { ConfirmButton, ErrorMessage, Panel, SecretValue, StatusBadge, formatTime, useAction } from '../ui';
+import { ConfirmButton, ErrorMessage, Panel, SecretValue, StatusBadge, useAction } from '../ui';
 import { DeliveryLog } from './delivery-log';
 import { DeliverySettings } from './delivery-settings';
+import { EndpointBanner } from './endpoint-banner';
+import { FilterEditor } from './filter-editor';
+import { HeadersAuth } from './headers-auth';
 
 function secretOf(body: any): string {
   return body?.secret ?? body?.webhook_endpoint?.secret ?? body?.webhook_endpoint_secret?.secret ?? '';
@@ -88,11 +91,7 @@ export function EndpointPage({ uuid }: { uuid: string }) {
           <span class="muted">not verified</span>
         )}
       </div>
-      {endpoint.disabled_reason && (
-        <p class="warning">
-          Disabled {formatTime(endpoint.disabled_at)}: {endpoint.disabled_reason}
-        </p>
-      )}
+      <EndpointBanner endpoint={endpoint} />
       <p class="muted">
         {endpoint.description} · Events: {endpoint.events.includes('*') ? 'all' : endpoint.events.join(', ')}
       </p>
@@ -144,6 +143,10 @@ export function EndpointPage({ uuid }: { uuid: string }) {
         </Panel>
 
         <DeliverySettings endpoint={endpoint} onSaved={load} />
+
+        <FilterEditor endpoint={endpoint} onSaved={load} />
+
+        <HeadersAuth endpoint={endpoint} onSaved={load} />
 
         <Panel title="Send a test event">
           <form

@@ -436,7 +436,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/int/v1/erasures": {
+    "/int/v1/events/{event_id}/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which endpoints got an event, and why the others did not
+         * @description For one stored event (its envelope id, evt_…): every endpoint of the company, with its delivery or the reason there is none (event name, filter clause, disabled, created after the event).
+         */
+        get: operations["getEventRouting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/webhook-endpoints/{uuid}/headers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reveal the static headers, with values
+         * @description The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, with values redacted.
+         */
+        get: operations["getWebhookEndpointHeaders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/webhook-endpoints/{uuid}/filter-test": {
         parameters: {
             query?: never;
             header?: never;
@@ -446,30 +486,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Erase a record’s data from stored payloads and request logs
-         * @description Queues an erasure job. While one for the same record is pending or running, that one is returned.
+         * Whether an event matches the endpoint's filter, and if not which clause failed
+         * @description Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. Evaluated by PostgreSQL exactly as at fan-out.
          */
-        post: operations["createErasure"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/int/v1/erasures/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An erasure job and its audit
-         * @description Poll this until `status` is `done` or `failed`: who asked, when, and how many rows were redacted.
-         */
-        get: operations["getErasure"];
-        put?: never;
-        post?: never;
+        post: operations["testWebhookEndpointFilter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1027,6 +1047,12 @@ export interface components {
             ordering: "none" | "entity";
             throttled: boolean;
             throttled_reason: string | null;
+            /** @description Any JSON value. */
+            filter: unknown;
+            /** @description Any JSON value. */
+            headers: unknown;
+            /** @description Any JSON value. */
+            auth: unknown;
         };
         WebhookEndpointCreateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -1040,6 +1066,15 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
+                filter?: {
+                    [key: string]: unknown;
+                } | null;
+                headers?: {
+                    [key: string]: unknown;
+                } | null;
+                auth?: {
+                    [key: string]: unknown;
+                } | null;
             };
         } | {
             url: string;
@@ -1051,6 +1086,15 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            headers?: {
+                [key: string]: unknown;
+            } | null;
+            auth?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookEndpointUpdateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -1064,6 +1108,15 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
+                filter?: {
+                    [key: string]: unknown;
+                } | null;
+                headers?: {
+                    [key: string]: unknown;
+                } | null;
+                auth?: {
+                    [key: string]: unknown;
+                } | null;
             };
         } | {
             url?: string;
@@ -1075,6 +1128,15 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            headers?: {
+                [key: string]: unknown;
+            } | null;
+            auth?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -2174,17 +2236,29 @@ export interface components {
              */
             until?: string;
         };
-        ErasureRequestDto: {
+        FilterTestDto: {
             /**
-             * @description The resource, by its singular name (e.g. `driver`).
-             * @example driver
+             * @description An envelope to try ({event, data: {…}}), as an endpoint would receive it.
+             * @example {
+             *       "event": "order.updated",
+             *       "data": {
+             *         "id": "ord_1",
+             *         "status": "completed"
+             *       }
+             *     }
              */
-            resource: string;
+            event?: {
+                [key: string]: unknown;
+            };
             /**
-             * Format: uuid
-             * @description The record’s uuid.
+             * @description A stored event of the company, by its envelope id.
+             * @example evt_…
              */
-            id: string;
+            event_id?: string;
+            /** @description A draft filter to try instead of the endpoint's own (checked as a save would check it). */
+            filter?: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: {
@@ -3649,65 +3723,67 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    createErasure: {
+    getEventRouting: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                event_id: string;
+            };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ErasureRequestDto"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The erasure job. */
-            202: {
+            200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        erasure: {
-                            /** Format: uuid */
-                            uuid: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "done" | "failed";
-                            resource: string;
-                            /** Format: uuid */
-                            record_id: string;
-                            /** @description Event and request-log rows redacted so far. */
-                            rows_redacted: number;
-                            /**
-                             * Format: uuid
-                             * @description The API key.
-                             */
-                            requested_by: string | null;
-                            error?: string | null;
+                        event: {
+                            event_id: string;
+                            name: string;
                             /** Format: date-time */
                             created_at: string;
-                            /** Format: date-time */
-                            finished_at?: string | null;
+                            fanned_out: boolean;
                         };
+                        routing: {
+                            /** Format: uuid */
+                            webhook_endpoint_uuid: string;
+                            url: string;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            /** @enum {string} */
+                            reason: "delivered" | "delivery" | "not_fanned_out_yet" | "created_after_event" | "event_not_subscribed" | "about_itself" | "filter" | "disabled" | "no_delivery";
+                            detail: string;
+                            delivery: {
+                                status?: string;
+                                attempts?: number;
+                            } | null;
+                            /** @description The clause that decided a non-match: its JSON pointer inside the filter, and the clause. */
+                            failed_clause: {
+                                /** @example /data.status/$in */
+                                pointer: string;
+                                clause: unknown;
+                            } | null;
+                        }[];
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getErasure: {
+    getWebhookEndpointHeaders: {
         parameters: {
             query?: never;
             header?: never;
@@ -3719,7 +3795,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The erasure job. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
@@ -3730,26 +3805,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        erasure: {
-                            /** Format: uuid */
-                            uuid: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "done" | "failed";
-                            resource: string;
-                            /** Format: uuid */
-                            record_id: string;
-                            /** @description Event and request-log rows redacted so far. */
-                            rows_redacted: number;
-                            /**
-                             * Format: uuid
-                             * @description The API key.
-                             */
-                            requested_by: string | null;
-                            error?: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            finished_at?: string | null;
+                        headers: {
+                            [key: string]: string;
                         };
                     };
                 };
@@ -3758,6 +3815,56 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpointFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterTestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the filter (the draft, else the endpoint’s) matches. */
+                        matches: boolean;
+                        /** @description The clause that decided a non-match: its JSON pointer inside the filter, and the clause. */
+                        failed_clause: {
+                            /** @example /data.status/$in */
+                            pointer: string;
+                            clause: unknown;
+                        } | null;
+                        /** @description Whether the event's name is among the endpoint's events. */
+                        subscribed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -4,6 +4,29 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * delivery.exhausted
+         * @description A delivery failed for good: its last retry failed, or the endpoint answered 410 Gone or is a blocked target. data is the delivery: its event, attempts made, and the last response status and error (null when none). A delivery of an operational event makes none. Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about (data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.
+         */
+        "delivery.exhausted": {
+            id: string;
+            /** @constant */
+            api_version: "v1";
+            /** @constant */
+            event: "delivery.exhausted";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                id: string;
+                webhook_endpoint_uuid: string;
+                event_id: string;
+                event: string;
+                attempts: number;
+                last_response_status: number | null;
+                last_error: string | null;
+                additionalData: Record<string, never>;
+            };
+        };
+        /**
          * driver.created
          * @description A driver was created; data is the new record.
          */
@@ -463,6 +486,116 @@ export interface components {
                         ];
                     };
                 };
+            };
+        };
+        /**
+         * endpoint.disabled
+         * @description An endpoint stopped receiving deliveries. reason: gone_410 (it answered 410 Gone), failing_since (it failed without a success for WEBHOOKS_AUTO_DISABLE_AFTER_DAYS) or manual (disabled through the API). Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about (data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.
+         */
+        "endpoint.disabled": {
+            id: string;
+            /** @constant */
+            api_version: "v1";
+            /** @constant */
+            event: "endpoint.disabled";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                id: string;
+                webhook_endpoint_uuid: string;
+                url: string;
+                status: string;
+                reason: string;
+                message: string;
+                additionalData: Record<string, never>;
+            };
+        };
+        /**
+         * endpoint.enabled
+         * @description An endpoint was enabled again through the API (reason: manual). Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about (data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.
+         */
+        "endpoint.enabled": {
+            id: string;
+            /** @constant */
+            api_version: "v1";
+            /** @constant */
+            event: "endpoint.enabled";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                id: string;
+                webhook_endpoint_uuid: string;
+                url: string;
+                status: string;
+                reason: string;
+                message: string;
+                additionalData: Record<string, never>;
+            };
+        };
+        /**
+         * endpoint.recovered
+         * @description An endpoint whose attempts were failing answered one successfully. Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about (data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.
+         */
+        "endpoint.recovered": {
+            id: string;
+            /** @constant */
+            api_version: "v1";
+            /** @constant */
+            event: "endpoint.recovered";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                id: string;
+                webhook_endpoint_uuid: string;
+                url: string;
+                status: string;
+                reason: string;
+                message: string;
+                additionalData: Record<string, never>;
+            };
+        };
+        /**
+         * endpoint.throttled
+         * @description Attempts to an endpoint timed out repeatedly: it gets one attempt at a time until one succeeds. Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about (data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.
+         */
+        "endpoint.throttled": {
+            id: string;
+            /** @constant */
+            api_version: "v1";
+            /** @constant */
+            event: "endpoint.throttled";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                id: string;
+                webhook_endpoint_uuid: string;
+                url: string;
+                status: string;
+                reason: string;
+                message: string;
+                additionalData: Record<string, never>;
+            };
+        };
+        /**
+         * endpoint.unthrottled
+         * @description A throttled endpoint answered an attempt successfully: its concurrency is back. Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about (data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.
+         */
+        "endpoint.unthrottled": {
+            id: string;
+            /** @constant */
+            api_version: "v1";
+            /** @constant */
+            event: "endpoint.unthrottled";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                id: string;
+                webhook_endpoint_uuid: string;
+                url: string;
+                status: string;
+                reason: string;
+                message: string;
+                additionalData: Record<string, never>;
             };
         };
         /**
@@ -2435,6 +2568,7 @@ export type WebhookEventName = keyof WebhookEvents;
 /** One delivered event; narrow it on `event`. */
 export type WebhookEvent<N extends WebhookEventName = WebhookEventName> = WebhookEvents[N];
 export const WEBHOOK_EVENT_NAMES = [
+  "delivery.exhausted",
   "driver.created",
   "driver.deleted",
   "driver.delivery_completed",
@@ -2442,6 +2576,11 @@ export const WEBHOOK_EVENT_NAMES = [
   "driver.route_started",
   "driver.status_changed",
   "driver.updated",
+  "endpoint.disabled",
+  "endpoint.enabled",
+  "endpoint.recovered",
+  "endpoint.throttled",
+  "endpoint.unthrottled",
   "location.created",
   "location.deleted",
   "location.updated",
@@ -2466,6 +2605,7 @@ export const WEBHOOK_EVENT_NAMES = [
   "warehouse_section.deleted",
   "warehouse_section.updated"
 ] as const satisfies readonly WebhookEventName[];
+export type DeliveryExhaustedEvent = WebhookEvents['delivery.exhausted'];
 export type DriverCreatedEvent = WebhookEvents['driver.created'];
 export type DriverDeletedEvent = WebhookEvents['driver.deleted'];
 export type DriverDeliveryCompletedEvent = WebhookEvents['driver.delivery_completed'];
@@ -2473,6 +2613,11 @@ export type DriverLocationChangedEvent = WebhookEvents['driver.location_changed'
 export type DriverRouteStartedEvent = WebhookEvents['driver.route_started'];
 export type DriverStatusChangedEvent = WebhookEvents['driver.status_changed'];
 export type DriverUpdatedEvent = WebhookEvents['driver.updated'];
+export type EndpointDisabledEvent = WebhookEvents['endpoint.disabled'];
+export type EndpointEnabledEvent = WebhookEvents['endpoint.enabled'];
+export type EndpointRecoveredEvent = WebhookEvents['endpoint.recovered'];
+export type EndpointThrottledEvent = WebhookEvents['endpoint.throttled'];
+export type EndpointUnthrottledEvent = WebhookEvents['endpoint.unthrottled'];
 export type LocationCreatedEvent = WebhookEvents['location.created'];
 export type LocationDeletedEvent = WebhookEvents['location.deleted'];
 export type LocationUpdatedEvent = WebhookEvents['location.updated'];

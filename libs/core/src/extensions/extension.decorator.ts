@@ -8,6 +8,8 @@ export interface EventDeclaration {
   name: string;
   description: string;
   example?: Record<string, unknown>;
+  /** Fields of `data` that may be null: the example shows one value, and the event's schema admits null too. */
+  nullable?: string[];
 }
 
 export interface ExtensionManifest {

@@ -3,6 +3,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Max,
@@ -31,4 +32,10 @@ export class WebhookEndpointDto {
   @IsOptional() @IsInt() @Min(1) @Max(RATE_LIMIT_PER_SECOND_LIMIT) rate_limit_per_second?: number | null;
   /** null is refused by WebhookEndpointHooks. */
   @IsOptional() @IsIn(ENDPOINT_ORDERINGS) ordering?: string;
+  /** Compiled and checked by WebhookEndpointHooks; null (or {}) receives every subscribed event. */
+  @IsOptional() @IsObject() filter?: Record<string, unknown> | null;
+  /** Up to 20 static headers; checked and sealed by WebhookEndpointHooks (endpoint-credentials.ts). */
+  @IsOptional() @IsObject() headers?: Record<string, string> | null;
+  /** {type: none | basic | bearer | oauth2_client_credentials, …}; checked and sealed likewise. */
+  @IsOptional() @IsObject() auth?: Record<string, unknown> | null;
 }

@@ -17,6 +17,8 @@ import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
     'previous_secret_expires_at',
     'failing_since',
     'consecutive_timeouts',
+    'headers_sealed',
+    'auth_sealed',
   ],
   readOnly: [
     'secret',
@@ -53,4 +55,12 @@ export class WebhookEndpoint extends BaseResource {
   @Column({ type: 'boolean', default: false }) throttled: boolean;
   @Column({ type: 'text', nullable: true }) throttled_reason: string | null;
   @Column({ type: 'int', default: 0 }) consecutive_timeouts: number;
+  /** Which events of its subscription it receives, by their payload (filters/filter-grammar.ts); null = all. */
+  @Column({ type: 'jsonb', nullable: true }) filter: Record<string, unknown> | null;
+  /** Static headers sent with every delivery: their names, values redacted (sealed in headers_sealed). */
+  @Column({ type: 'jsonb', nullable: true }) headers: Record<string, string> | null;
+  @Column({ type: 'text', nullable: true }) headers_sealed: string | null;
+  /** How deliveries authenticate: the type and non-secret fields (the whole, sealed, in auth_sealed). */
+  @Column({ type: 'jsonb', nullable: true }) auth: Record<string, unknown> | null;
+  @Column({ type: 'text', nullable: true }) auth_sealed: string | null;
 }

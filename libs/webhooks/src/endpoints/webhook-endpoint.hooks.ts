@@ -5,10 +5,15 @@ import {
   ApiError,
   AppConfig,
   ErrorObject,
+  ResourceChange,
   ResourceHooks,
   ResourceRow,
+  WriteTransaction,
   errorObject,
 } from '@wharf/core';
+import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
+import { sealCredentials } from './endpoint-credentials';
+import { keepStoredCredentials } from './endpoint-credentials-open';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -40,7 +45,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
   ) {}
 
   beforeCreate(_tx: unknown, values: Record<string, unknown>): void {
-    this.check(values);
+    this.check(values, undefined, keepStoredCredentials(values, undefined, this.config));
     values.events ??= ['*'];
     values.max_in_flight ??= this.config.webhooks.endpointConcurrency;
     values.secret ??= encryptSecret(generateSecret(), this.config.appKey);
@@ -50,13 +55,39 @@ export class WebhookEndpointHooks implements ResourceHooks {
   beforeUpdate(_tx: unknown, before: ResourceRow, values: Record<string, unknown>): void {
     // Enabling re-checks the stored URL too: a row saved before the policy tightened must not come back.
     const enabling = values.status === 'enabled' && before.status !== 'enabled';
-    this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined);
+    const kept = keepStoredCredentials(
+      values,
+      before as Parameters<typeof keepStoredCredentials>[1],
+      this.config,
+    );
+    this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined, kept);
     if (values.url !== undefined && values.url !== before.url) values.verified_at = null;
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
 
-  private check(values: Record<string, unknown>, storedUrl?: string): void {
-    const errors: ErrorObject[] = [];
+  async afterWrite(tx: WriteTransaction, change: ResourceChange): Promise<void> {
+    const { record } = change;
+    const filterSet = change.action === 'created' ? record.filter != null : change.changes?.filter;
+    if (filterSet) await tx.sql.rows(...compiledFilterUpdate(record.uuid as string, record.filter));
+    // Enabled or disabled through the API: told through the outbox, in this write's transaction.
+    const status = change.changes?.status?.[1];
+    if (status === 'enabled' || status === 'disabled') {
+      tx.emit({
+        name: `endpoint.${status}`,
+        record: {
+          id: record.uuid,
+          webhook_endpoint_uuid: record.uuid,
+          url: record.url,
+          status,
+          reason: 'manual',
+          message: status === 'disabled' ? 'Disabled by a user.' : 'Enabled by a user.',
+        },
+      });
+    }
+  }
+
+  private check(values: Record<string, unknown>, storedUrl?: string, earlier: ErrorObject[] = []): void {
+    const errors: ErrorObject[] = [...earlier];
     const url = typeof values.url === 'string' ? values.url : storedUrl;
     if (url !== undefined) {
       const refusal = this.endpoints.refusal(url);
@@ -91,6 +122,9 @@ export class WebhookEndpointHooks implements ResourceHooks {
         );
       }
     }
+    errors.push(...sealCredentials(values, this.config.appKey, (target) => this.endpoints.refusal(target)));
+    const filterProblem = checkFilter(values);
+    if (filterProblem) errors.push(filterProblem);
     if (errors.length) throw new ApiError(422, errors);
   }
 }

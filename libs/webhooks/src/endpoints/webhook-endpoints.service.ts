@@ -8,8 +8,10 @@ import {
   ResourceServices,
   readWriteBody,
 } from '@wharf/core';
+import { DestinationEndpoint } from '../transport/destination';
 import { urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
+import { openCredentials } from './endpoint-credentials-open';
 import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
 
@@ -24,6 +26,7 @@ export interface NewEndpoint {
 }
 
 type EndpointRecord = Record<string, unknown>;
+type SealedRow = { headers_sealed: string | null; auth_sealed: string | null };
 
 /** An endpoint as stored: what a send needs (secrets still encrypted). */
 export interface StoredEndpoint extends EndpointSecrets {
@@ -109,6 +112,33 @@ export class WebhookEndpointsService {
   /** The secrets a send to this endpoint is signed with right now. */
   async secretsOf(endpoint: StoredEndpoint): Promise<string[]> {
     return validSecrets(await this.open(endpoint));
+  }
+
+  /**
+   * The endpoint as a send to it needs it, as the worker sends: its valid secrets, headers and auth opened;
+   * 409 naming the endpoint when no key opens them.
+   */
+  async destinationOf(uuid: string): Promise<DestinationEndpoint> {
+    const endpoint = await this.stored(uuid);
+    const secrets = await this.secretsOf(endpoint);
+    const { unreadableSecret, headers, auth } = openCredentials(
+      endpoint as unknown as SealedRow,
+      this.config,
+    );
+    if (unreadableSecret) throw ApiError.of(409, `Webhook endpoint ${uuid}: ${unreadableSecret}.`);
+    return { uuid, url: endpoint.url, secrets, headers, auth };
+  }
+
+  /** The endpoint's static headers with their values (API responses show the names only). */
+  async revealHeaders(uuid: string): Promise<{ headers: Record<string, string> }> {
+    const endpoint = (await this.stored(uuid)) as StoredEndpoint & { headers_sealed: string | null };
+    const opened = openCredentials(
+      { headers_sealed: endpoint.headers_sealed, auth_sealed: null },
+      this.config,
+    );
+    if (opened.unreadableSecret)
+      throw ApiError.of(409, `The headers of webhook endpoint ${uuid}: ${opened.unreadableSecret}.`);
+    return { headers: opened.headers ?? {} };
   }
 
   async revealSecret(uuid: string): Promise<{ secret: string }> {

@@ -1,4 +1,4 @@
-import { JsonSchema, ResourceDefinition, columnJsonSchema, recordJsonSchema } from '@wharf/core';
+import { JsonSchema, ResourceDefinition, columnJsonSchema, orNull, recordJsonSchema } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { API_VERSION } from '../outbox/envelope';
 
@@ -42,7 +42,8 @@ export function changesSchema(def: ResourceDefinition, dataSource: DataSource): 
 
 /**
  * The JSON Schema (2020-12) of an event's envelope as delivered: `data` is the record of the resource the
- * event is about (or shaped like the declared example when there is none) plus `additionalData`.
+ * event is about (or shaped like the declared example when there is none, with its `nullable` fields
+ * admitting null) plus `additionalData`.
  */
 export function eventSchema(
   name: string,
@@ -50,10 +51,13 @@ export function eventSchema(
   about: ResourceDefinition | Record<string, unknown>,
   additionalData: JsonSchema,
   dataSource: DataSource,
+  nullable: string[] = [],
 ): JsonSchema {
   // An event about no registered resource is described by its declared example.
   const record =
     'columns' in about ? recordJsonSchema(about as ResourceDefinition, dataSource) : schemaOfExample(about);
+  for (const field of nullable)
+    if (record.properties[field]) record.properties[field] = orNull(record.properties[field]);
   return {
     $schema: JSON_SCHEMA_DIALECT,
     title: name,

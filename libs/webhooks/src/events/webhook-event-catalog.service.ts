@@ -104,6 +104,7 @@ export class WebhookEventCatalog {
             def ?? attributes,
             schemaOfExample(additional),
             this.dataSource,
+            declared.nullable,
           ),
         });
       }

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError, ResourceServices, attributePointer } from '@wharf/core';
-import { Attempt, WebhookSender } from '../transport/webhook-sender';
-import { StoredEndpoint, WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
+import { Attempt } from '../transport/destination';
+import { HttpDestination } from '../transport/http.destination';
+import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
@@ -32,14 +33,15 @@ export function challengeProblem(attempt: Attempt, challenge: string): string | 
 
 /**
  * Sends to an endpoint right now, outside the delivery queue and whatever its status (that is how users
- * debug): a test event, logged with `test: true`, and the ownership challenge.
+ * debug): a test event, logged with `test: true`, and the ownership challenge. Both go as a delivery goes,
+ * with the endpoint's headers and auth, so a receiver behind a gateway answers them too.
  */
 @Injectable()
 export class EndpointProbeService {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly services: ResourceServices,
-    private readonly sender: WebhookSender,
+    private readonly destination: HttpDestination,
     private readonly catalog: WebhookEventCatalog,
   ) {}
 
@@ -53,25 +55,21 @@ export class EndpointProbeService {
         `"${event}" is not an event this platform emits: use a name from GET /int/v1/webhook-events.`,
       );
     }
-    const endpoint = await this.endpoints.stored(uuid);
+    const endpoint = await this.endpoints.destinationOf(uuid);
     const envelope = this.testEnvelope(event, request.data ?? this.exampleData(request.event));
-    const secrets = await this.endpoints.secretsOf(endpoint);
-    const attempt = await this.sender.sendSigned(
-      endpoint.url,
-      secrets,
-      envelope.id,
-      JSON.stringify(envelope),
-    );
-    return { webhook_request_log: await this.logTest(endpoint, envelope, attempt) };
+    const attempt = await this.destination.send(endpoint, {
+      eventId: envelope.id,
+      body: JSON.stringify(envelope),
+    });
+    return { webhook_request_log: await this.logTest(uuid, envelope, attempt) };
   }
 
   /** `POST …/verify`: a signed challenge the endpoint must echo; success sets `verified_at`. */
   async verify(uuid: string) {
-    const endpoint = await this.endpoints.stored(uuid);
-    const secrets = await this.endpoints.secretsOf(endpoint);
+    const endpoint = await this.endpoints.destinationOf(uuid);
     const challenge = randomBytes(24).toString('base64url');
     const body = JSON.stringify({ type: 'webhook.verification', challenge });
-    const attempt = await this.sender.sendSigned(endpoint.url, secrets, newEventId(), body);
+    const attempt = await this.destination.send(endpoint, { eventId: newEventId(), body });
     const problem = challengeProblem(attempt, challenge);
     if (problem) {
       throw ApiError.of(
@@ -114,10 +112,10 @@ export class EndpointProbeService {
   }
 
   /** The single request-log row of a test send (no delivery, never retried). */
-  private async logTest(endpoint: StoredEndpoint, envelope: Envelope, attempt: Attempt) {
+  private async logTest(endpoint: string, envelope: Envelope, attempt: Attempt) {
     const logs = this.services.for(WebhookRequestLog);
     const values = {
-      webhook_endpoint_uuid: endpoint.uuid,
+      webhook_endpoint_uuid: endpoint,
       event_id: envelope.id,
       event: envelope.event,
       attempt: 1,

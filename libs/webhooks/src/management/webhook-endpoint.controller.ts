@@ -29,7 +29,8 @@ const ENDPOINT = schemaRef(schemas.single);
 
 /**
  * `/int/v1/webhook-endpoints`: list, get, update and delete are the generated resource routes; create
- * returns the secret once; the rest are the console's actions on one endpoint.
+ * returns the secret once; the rest are the console's actions on one endpoint (its headers and filter
+ * test in endpoint-routing.controller.ts).
  */
 @Resource(WebhookEndpoint)
 export class WebhookEndpointController {

@@ -79,6 +79,19 @@ export class DeliveryMetrics {
       },
     });
     new Gauge({
+      name: 'wharf_webhook_endpoints',
+      help: 'Webhook endpoints of every company, by status (enabled, disabled)',
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        const rows: { status: string; n: number }[] = await dataSource.query(
+          `SELECT s.status, count(ep.uuid)::int AS n FROM unnest(ARRAY['enabled', 'disabled']) s(status)
+           LEFT JOIN webhook_endpoints ep ON ep.status = s.status GROUP BY s.status`,
+        );
+        for (const row of rows) this.set({ status: row.status }, row.n);
+      },
+    });
+    new Gauge({
       name: 'wharf_outbox_lag_seconds',
       help: 'Age of the oldest outbox event not yet dispatched (0 when none)',
       registers,

@@ -22,6 +22,7 @@ import {
 export interface InTransaction {
   query(text: string, params?: unknown[]): Promise<{ rows: any[] }>;
 }
+import { EVENT_ROUTING } from './routing.sql';
 
 /** An admitted delivery the sweeper checks for a job. */
 export interface AdmittedDelivery {
@@ -29,6 +30,24 @@ export interface AdmittedDelivery {
   endpoint: string;
   attempts: number;
   admission: string;
+}
+
+/** One endpoint of an event's company and what became of the event there (see routing.sql.ts). */
+export interface EventRoutingRow {
+  name: string;
+  payload: string;
+  event_created_at: Date;
+  pending: boolean;
+  endpoint: string | null;
+  url: string;
+  endpoint_status: string;
+  filter: unknown;
+  created_after: boolean;
+  subscribed: boolean;
+  delivery_status: string | null;
+  attempts: number | null;
+  logged_attempts: number;
+  delivered: boolean;
 }
 
 export interface QueueCounts {
@@ -137,6 +156,11 @@ export class DeliveryStore {
   async requeueOne(company: string, endpoint: string, eventId: string): Promise<QueuedDelivery | undefined> {
     const { rows } = await this.pool.query<QueuedDelivery>(REQUEUE_ONE, [company, endpoint, eventId]);
     return rows[0];
+  }
+
+  /** One stored event of the company with each of its endpoints and the event's delivery there. */
+  async eventRouting(company: string, eventId: string): Promise<EventRoutingRow[]> {
+    return (await this.pool.query<EventRoutingRow>(EVENT_ROUTING, [company, eventId])).rows;
   }
 
   /** What an endpoint's deliveries are doing now. */

@@ -6,12 +6,14 @@ import { THROTTLE_AFTER_TIMEOUTS } from '../tuning';
  * success clears `failing_since` and throttling; a 410 disables at once; failing without a single success
  * for longer than $4 days disables; THROTTLE_AFTER_TIMEOUTS timeouts with no success between throttle the
  * endpoint to one attempt at a time. Rows are locked in uuid order, so records committing in parallel
- * cannot deadlock on them, and only endpoints whose health changes are written.
+ * cannot deadlock on them, and only endpoints whose health changes are written. `endpoint_health` returns
+ * each written endpoint before and after, for the operational events (operational.sql.ts).
  */
 export const applyHealth = () => `health AS (
   SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
 ), locked AS (
-  SELECT ep.uuid, h.change, h.timeouts,
+  SELECT ep.uuid, h.change, h.timeouts, ep.status AS was_status, ep.throttled AS was_throttled,
+    ep.failing_since AS was_failing_since,
     h.change = 'failing' AND ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4) AS expired
   FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
   -- = ANY($2) here and below: looked up by key, never a walk of every endpoint joined to health.
@@ -38,4 +40,6 @@ export const applyHealth = () => `health AS (
   -- Only disabling bumps updated_at (the version workers reload a cached endpoint on).
   updated_at = CASE WHEN l.change = 'gone' OR l.expired THEN now() ELSE ep.updated_at END
 FROM locked l WHERE ep.uuid = ANY($2::uuid[]) AND ep.uuid = l.uuid
+RETURNING ep.uuid, ep.company_uuid, ep.url, ep.status, ep.throttled, ep.disabled_reason, ep.throttled_reason,
+  l.change, l.was_status, l.was_throttled, l.was_failing_since
 )`;

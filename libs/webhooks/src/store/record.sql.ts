@@ -3,6 +3,7 @@ import { firstWaitingAt } from './admission.sql';
 import { admitted, isIn, outcomeLiteral, stateAfter } from './delivery-state';
 import { toUnadmitted } from './transitions.sql';
 import { applyHealth } from './health.sql';
+import { emitOperationalEvents } from './operational.sql';
 import { NO_JOB, jobRows } from './job-rows.sql';
 import { admitSuccessors } from './successors.sql';
 
@@ -59,14 +60,16 @@ export const settleDeliveries = () => `retried AS (
 
 /**
  * One statement (one round trip, one atomic commit) for a batch of attempts: the log, the deliveries' new
- * states, successors admitted into the freed places, the endpoints' health. Returns the successors' job
+ * states, successors admitted into the freed places, the endpoints' health and the operational events it
+ * makes (into the outbox). Returns the successors' job
  * rows and, for an endpoint that got fewer successors than places it freed while due deliveries still wait
  * (held back by ordering or locked), a row naming it for the admitter.
  */
 export const RECORD_ATTEMPTS = `
 WITH batch AS (
   ${attemptBatchRows('$1')}
-), ${logAttempts()}, ${settleDeliveries()}, ${admitSuccessors()}, ${applyHealth()}
+), ${logAttempts()}, ${settleDeliveries()}, ${admitSuccessors()}, ${applyHealth()},
+  ${emitOperationalEvents()}
 SELECT j.*, NULL::uuid AS more FROM (${jobRows('admitted')}) j
 UNION ALL
 SELECT ${NO_JOB}, f.endpoint FROM finished f

@@ -10,6 +10,7 @@ import {
   PENDING_EVENTS_OF,
   PENDING_IN_EVENT_RANGE,
 } from './retention.sql';
+import { EVENT_ROUTING } from './routing.sql';
 
 /**
  * Every statement over webhook_deliveries, by the name of its snapshot (snapshots/<name>.sql): the text
@@ -34,4 +35,5 @@ export const DELIVERY_STATEMENTS: Record<string, string> = {
   'pending-events-of': PENDING_EVENTS_OF,
   'drop-failed-of-events': DROP_FAILED_OF_EVENTS,
   'company-deliveries': COMPANY_DELIVERIES,
+  'event-routing': EVENT_ROUTING,
 };

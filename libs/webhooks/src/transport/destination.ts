@@ -1,3 +1,5 @@
+import { EndpointAuth } from './endpoint-auth';
+
 /**
  * Where a delivery goes. The dispatch stage hands each attempt to a Destination and records what it
  * answers; HTTP (signed POSTs, http.destination.ts) is the one kind today. Another transport implements
@@ -30,6 +32,9 @@ export interface DestinationEndpoint {
   secrets: string[];
   /** Set when no configured key opens the endpoint's secret: nothing can be signed, so nothing is sent. */
   unreadableSecret?: string;
+  /** Static headers sent with every delivery (values decrypted). */
+  headers?: Record<string, string>;
+  auth?: EndpointAuth;
 }
 
 /** One message to send: the event's id (the idempotency key receivers see) and its exact bytes. */

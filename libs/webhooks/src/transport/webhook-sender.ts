@@ -5,6 +5,7 @@ import { TARGET_CACHE_SIZE } from '../tuning';
 import { sign } from './signature';
 import { BlockedTargetError } from './blocked-target.error';
 import { Attempt } from './destination';
+import { REDACTED } from './endpoint-auth';
 import { Answer, NO_ANSWER, Target, describeError, flatHeaders, readCapped, retryAfter } from './http-answer';
 import { urlRefusal } from './target-policy';
 
@@ -74,19 +75,30 @@ export class WebhookSender implements OnApplicationShutdown {
     };
   }
 
-  /** Sends with already-decrypted secrets (the worker caches them per endpoint). */
-  async sendSigned(url: string, secrets: string[], eventId: string, body: string): Promise<Attempt> {
+  /**
+   * Sends with already-decrypted secrets (the worker caches them per endpoint); `extra` headers (the
+   * endpoint's own, Authorization) are sent as given and logged redacted.
+   */
+  async sendSigned(
+    url: string,
+    secrets: string[],
+    eventId: string,
+    body: string,
+    extra: Record<string, string> = {},
+  ): Promise<Attempt> {
     const sentAt = new Date();
     const timestamp = Math.floor(sentAt.getTime() / 1000);
     const signature = secrets.map((secret) => sign(secret, eventId, timestamp, body)).join(' ');
     const headers = {
+      ...extra,
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'webhook-id': eventId,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signature,
     };
-    const logged = { ...headers, 'webhook-signature': '[redacted]' };
+    const logged: Record<string, string> = { ...headers, 'webhook-signature': REDACTED };
+    for (const name in extra) logged[name] = REDACTED;
     let started = performance.now();
     const attempt = (answer: Answer): Attempt => ({
       url,

@@ -4,6 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { openEndpointSecrets } from '../../endpoints/endpoint-secrets';
 import { UnreadableSecretError } from '../../endpoints/secrets';
+import { openCredentials } from '../../endpoints/endpoint-credentials-open';
+import { EndpointAuth } from '../../transport/endpoint-auth';
 import { ENDPOINT_CACHE_MS } from '../../tuning';
 
 export interface CachedEndpoint {
@@ -19,6 +21,8 @@ export interface CachedEndpoint {
   previousExpires: number;
   /** Set when no configured key opens the current secret: nothing can be signed, so nothing is sent. */
   unreadableSecret?: string;
+  headers?: Record<string, string>;
+  auth?: EndpointAuth;
   loadedAt: number;
 }
 
@@ -54,6 +58,7 @@ export class EndpointCache {
   private async load(uuid: string): Promise<CachedEndpoint | undefined> {
     const [row] = await this.dataSource.query(
       `SELECT uuid, url, status, rate_limit_per_second, secret, previous_secret, previous_secret_expires_at,
+              headers_sealed, auth_sealed,
               (extract(epoch FROM updated_at) * 1000)::bigint AS version
        FROM webhook_endpoints WHERE uuid = $1`,
       [uuid],
@@ -65,6 +70,7 @@ export class EndpointCache {
       status: row.status,
       rateLimitPerSecond: row.rate_limit_per_second as number | null,
       version: Number(row.version),
+      ...openCredentials(row, this.config),
     };
     try {
       const opened = await openEndpointSecrets(row, this.config, (sql, params) =>

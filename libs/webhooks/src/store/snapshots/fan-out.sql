@@ -7,14 +7,18 @@ WITH queued AS (
   -- Each event looked up by its event id, which names its outbox partition (an array of them would be
   -- looked for in every partition); LIMIT 1 keeps it a look-up per queued event, not a join that walked the
   -- outbox's whole primary key. An id queued without its event id (by an older writer) is found by id.
-  SELECT e.id, e.event_id, e.company_uuid, e.name FROM queued q
-  CROSS JOIN LATERAL (
-    SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e
-    WHERE e.event_id = q.event_id AND e.id = q.id LIMIT 1
-  ) e
-  UNION ALL
-  SELECT e.id, e.event_id, e.company_uuid, e.name FROM webhook_events e
-  WHERE e.id = ANY(ARRAY(SELECT id FROM queued WHERE event_id IS NULL))
+  SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload, o.operational,
+    CASE WHEN o.operational THEN (e.payload->'data'->>'webhook_endpoint_uuid')::uuid END AS about
+  FROM (
+    SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload FROM queued q
+    CROSS JOIN LATERAL (
+      SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload FROM webhook_events e
+      WHERE e.event_id = q.event_id AND e.id = q.id LIMIT 1
+    ) e
+    UNION ALL
+    SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload FROM webhook_events e
+    WHERE e.id = ANY(ARRAY(SELECT id FROM queued WHERE event_id IS NULL))
+  ) e CROSS JOIN LATERAL (SELECT e.name = ANY('{endpoint.disabled,endpoint.enabled,endpoint.throttled,endpoint.unthrottled,endpoint.recovered,delivery.exhausted}'::text[]) AS operational) o
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
   FROM claimed c
@@ -22,7 +26,9 @@ WITH queued AS (
   -- into a join that read every enabled endpoint of every company).
   CROSS JOIN LATERAL (
     SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
-    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*')
+    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*' AND NOT c.operational)
+      AND (ep.filter_path IS NULL OR jsonb_path_match(c.payload::jsonb, ep.filter_path, ep.filter_vars))
+      AND ep.uuid IS DISTINCT FROM c.about
     OFFSET 0
   ) ep
 ), room AS MATERIALIZED (

@@ -63,7 +63,8 @@ WITH batch AS (
 ), health AS (
   SELECT h.uuid, h.change, h.timeouts FROM unnest($2::uuid[], $3::text[], $6::int[]) AS h(uuid, change, timeouts)
 ), locked AS (
-  SELECT ep.uuid, h.change, h.timeouts,
+  SELECT ep.uuid, h.change, h.timeouts, ep.status AS was_status, ep.throttled AS was_throttled,
+    ep.failing_since AS was_failing_since,
     h.change = 'failing' AND ep.status = 'enabled' AND ep.failing_since < now() - make_interval(days => $4) AS expired
   FROM webhook_endpoints ep JOIN health h ON h.uuid = ep.uuid
   -- = ANY($2) here and below: looked up by key, never a walk of every endpoint joined to health.
@@ -90,6 +91,44 @@ WITH batch AS (
   -- Only disabling bumps updated_at (the version workers reload a cached endpoint on).
   updated_at = CASE WHEN l.change = 'gone' OR l.expired THEN now() ELSE ep.updated_at END
 FROM locked l WHERE ep.uuid = ANY($2::uuid[]) AND ep.uuid = l.uuid
+RETURNING ep.uuid, ep.company_uuid, ep.url, ep.status, ep.throttled, ep.disabled_reason, ep.throttled_reason,
+  l.change, l.was_status, l.was_throttled, l.was_failing_since
+),
+  operational AS (
+  SELECT h.company_uuid, 'endpoint.disabled' AS name,
+    json_build_object('id', h.uuid,
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', CASE WHEN h.change = 'gone' THEN 'gone_410' ELSE 'failing_since' END, 'message', h.disabled_reason,
+    'additionalData', '{}'::json) AS data
+  FROM endpoint_health h WHERE h.was_status = 'enabled' AND h.status = 'disabled'
+  UNION ALL
+  SELECT h.company_uuid, CASE WHEN h.throttled THEN 'endpoint.throttled' ELSE 'endpoint.unthrottled' END,
+    json_build_object('id', h.uuid,
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', CASE WHEN h.throttled THEN 'timeouts' ELSE 'success' END, 'message', coalesce(h.throttled_reason, 'An attempt succeeded: no longer throttled.'),
+    'additionalData', '{}'::json)
+  FROM endpoint_health h WHERE h.throttled <> h.was_throttled
+  UNION ALL
+  SELECT h.company_uuid, 'endpoint.recovered',
+    json_build_object('id', h.uuid,
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', 'success', 'message', 'An attempt succeeded after failures since ' || h.was_failing_since,
+    'additionalData', '{}'::json)
+  FROM endpoint_health h WHERE h.change = 'healthy' AND h.was_failing_since IS NOT NULL
+  UNION ALL
+  SELECT b.company_uuid, 'delivery.exhausted', json_build_object('id', r.uuid,
+    'webhook_endpoint_uuid', b.webhook_endpoint_uuid, 'event_id', b.event_id, 'event', b.event,
+    'attempts', b.attempt, 'last_response_status', b.response_status, 'last_error', b.error,
+    'additionalData', '{}'::json)
+  FROM retried r JOIN batch b ON b.webhook_delivery_uuid = r.uuid
+  WHERE r.status = 'failed' AND NOT b.event = ANY('{endpoint.disabled,endpoint.enabled,endpoint.throttled,endpoint.unthrottled,endpoint.recovered,delivery.exhausted}'::text[])
+), operational_events AS (
+  INSERT INTO webhook_events (event_id, company_uuid, name, payload)
+  SELECT o.event_id, o.company_uuid, o.name, json_build_object('id', o.event_id, 'api_version', 'v1',
+    'event', o.name, 'created_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', o.data)
+  FROM (SELECT 'evt_' || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 2821109907456::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 78364164096::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 2176782336::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 60466176::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 1679616::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 46656::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 1296::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 36::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM clock_timestamp()) * 1000)::bigint / 1::bigint % 36)::int + 1, 1) || left(replace(gen_random_uuid()::text, '-', ''), 20) AS event_id, op.* FROM operational op) o
+  RETURNING id, event_id
+), operational_queued AS (
+  -- With its event id, which names its outbox partition for fan-out's look-up.
+  INSERT INTO webhook_events_undispatched (id, event_id)
+  SELECT e.id, e.event_id FROM operational_events e CROSS JOIN LATERAL (SELECT pg_notify('wharf_webhook_events', '')) n
 )
 SELECT j.*, NULL::uuid AS more FROM (
 SELECT a.uuid, a.webhook_endpoint_uuid, a.company_uuid, a.attempts, e.event_id, e.name, e.payload::text AS body, (extract(epoch FROM ep.updated_at) * 1000)::bigint AS version, a.admission, ep.rate_limit_per_second IS NOT NULL AS limited, (CASE WHEN ep.throttled THEN 1 ELSE ep.max_in_flight END) AS cap

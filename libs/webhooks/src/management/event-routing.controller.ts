@@ -1,0 +1,28 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiError, ApiErrors } from '@wharf/core';
+import { EventRoutingService } from './event-routing.service';
+import { ROUTING_SCHEMA } from './routing.schema';
+
+/** `GET /int/v1/events/:event_id/routing`: where one stored event went, endpoint by endpoint, and why. */
+@ApiTags('webhook-events')
+@Controller('events')
+export class EventRoutingController {
+  constructor(private readonly routing: EventRoutingService) {}
+
+  @Get(':event_id/routing')
+  @ApiOperation({
+    operationId: 'getEventRouting',
+    summary: 'Which endpoints got an event, and why the others did not',
+    description:
+      'For one stored event (its envelope id, evt_…): every endpoint of the company, with its delivery or the ' +
+      'reason there is none (event name, filter clause, disabled, created after the event).',
+  })
+  @ApiParam({ name: 'event_id', example: 'evt_0mq1z2x3y4a1b2c3d4e5f6a7b8c9d' })
+  @ApiErrors(404)
+  @ApiOkResponse({ schema: ROUTING_SCHEMA })
+  get(@Param('event_id') eventId: string) {
+    if (!/^evt_[0-9a-z]{1,64}$/.test(eventId)) throw ApiError.notFound(`No stored event ${eventId}.`);
+    return this.routing.routing(eventId);
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Events about delivery itself, emitted through the outbox like any other and delivered by the same
+ * pipeline, to the endpoints that subscribe to them by name (`*` is the platform's data events only, so
+ * no receiver written before them gets them unasked). Each names the endpoint it is about in
+ * `data.webhook_endpoint_uuid`: the fan-out never sends
+ * an endpoint an operational event about itself (it is the one failing, or its own recovery is news only
+ * to the others), and a delivery of an operational event that fails for good makes no delivery.exhausted,
+ * so two failing endpoints cannot feed each other events.
+ */
+export const OPERATIONAL_EVENTS = [
+  'endpoint.disabled',
+  'endpoint.enabled',
+  'endpoint.throttled',
+  'endpoint.unthrottled',
+  'endpoint.recovered',
+  'delivery.exhausted',
+] as const;
+export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
+
+/** The names as a SQL array literal (constants, never input): statements stay one fixed text. */
+export const OPERATIONAL_EVENTS_SQL = `'{${OPERATIONAL_EVENTS.join(',')}}'::text[]`;
+
+/** Why an endpoint was disabled, as endpoint.disabled says. */
+export type DisabledReason = 'gone_410' | 'failing_since' | 'manual';
