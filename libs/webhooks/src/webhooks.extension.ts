@@ -98,6 +98,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     DeliveryStore,
     FilterEvaluator,
     EventRoutingService,
+    ErasureService,
   ],
   exports: [
     WebhookEndpointsService,

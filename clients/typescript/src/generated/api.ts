@@ -436,6 +436,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a record’s data from stored payloads and request logs
+         * @description Queues an erasure job. While one for the same record is pending or running, that one is returned.
+         */
+        post: operations["createErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/erasures/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An erasure job and its audit
+         * @description Poll this until `status` is `done` or `failed`: who asked, when, and how many rows were redacted.
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/int/v1/events/{event_id}/routing": {
         parameters: {
             query?: never;
@@ -2236,6 +2276,18 @@ export interface components {
              */
             until?: string;
         };
+        ErasureRequestDto: {
+            /**
+             * @description The resource, by its singular name (e.g. `driver`).
+             * @example driver
+             */
+            resource: string;
+            /**
+             * Format: uuid
+             * @description The record’s uuid.
+             */
+            id: string;
+        };
         FilterTestDto: {
             /**
              * @description An envelope to try ({event, data: {…}}), as an endpoint would receive it.
@@ -3718,6 +3770,120 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureRequestDto"];
+            };
+        };
+        responses: {
+            /** @description The erasure job. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasure: {
+                            /** Format: uuid */
+                            uuid: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "done" | "failed";
+                            resource: string;
+                            /** Format: uuid */
+                            record_id: string;
+                            /** @description Event and request-log rows redacted so far. */
+                            rows_redacted: number;
+                            /**
+                             * Format: uuid
+                             * @description The API key.
+                             */
+                            requested_by: string | null;
+                            error?: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            finished_at?: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure job. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasure: {
+                            /** Format: uuid */
+                            uuid: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "done" | "failed";
+                            resource: string;
+                            /** Format: uuid */
+                            record_id: string;
+                            /** @description Event and request-log rows redacted so far. */
+                            rows_redacted: number;
+                            /**
+                             * Format: uuid
+                             * @description The API key.
+                             */
+                            requested_by: string | null;
+                            error?: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            finished_at?: string | null;
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
