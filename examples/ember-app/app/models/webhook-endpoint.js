@@ -17,4 +17,7 @@ export default class WebhookEndpointModel extends Model {
   @attr('string', { defaultValue: "none" }) ordering;
   @attr('boolean', { defaultValue: false }) throttled;
   @attr('string') throttledReason;
+  @attr() filter;
+  @attr() headers;
+  @attr() auth;
 }

@@ -72,6 +72,9 @@ export class OAuth2Tokens implements OnApplicationShutdown {
     while (Date.now() < deadline) {
       if (await redis.set(lock, owner, 'PX', OAUTH2_FETCH_LOCK_MS, 'NX')) {
         try {
+          // Another worker may have fetched and released the lock since this one missed the cache.
+          const fetched = await redis.get(key);
+          if (fetched) return { token: fetched };
           const answer = await this.fetch(auth);
           if ('token' in answer) {
             const life = answer.expiresInMs ?? OAUTH2_DEFAULT_TTL_MS;
