@@ -168,14 +168,7 @@ describe('webhooks: operational events through the outbox', () => {
     const { company } = await watched();
     const catalog = await http(api.url, 'GET', '/int/v1/webhook-events', { key: company.key });
     const names = catalog.body.webhook_events.map((e: any) => e.name);
-    for (const name of [
-      'endpoint.disabled',
-      'endpoint.enabled',
-      'endpoint.throttled',
-      'endpoint.unthrottled',
-      'endpoint.recovered',
-      'delivery.exhausted',
-    ]) {
+    for (const name of OPERATIONAL) {
       expect(names).toContain(name);
       const entry = catalog.body.webhook_events.find((e: any) => e.name === name);
       expect(entry.example.event).toBe(name);
