@@ -139,5 +139,33 @@ describe('webhooks: APP_KEY rotation', () => {
       const [row] = await sql(api, 'SELECT secret FROM webhook_endpoints WHERE uuid = $1', [old]);
       expect(decryptSecret(row.secret, NEW_KEY)).toBe(secret);
     });
+
+    it('rewrites sealed headers and auth under APP_KEY with the secrets, so APP_KEY_PREVIOUS can go', async () => {
+      assertBuilt();
+      const uuid = await endpointUnderOldKey('whsec_' + Buffer.alloc(32, 12).toString('base64'));
+      const headers = JSON.stringify({ 'X-Api-Key': 'k-123' });
+      const auth = JSON.stringify({ type: 'bearer', token: 't-456' });
+      await sql(api, 'UPDATE webhook_endpoints SET headers_sealed = $2, auth_sealed = $3 WHERE uuid = $1', [
+        uuid,
+        encryptSecret(headers, OLD_KEY),
+        encryptSecret(auth, OLD_KEY),
+      ]);
+      const run = runNode(CLI, ['secrets:reencrypt', '--json'], {
+        DATABASE_URL: config.databaseUrl,
+        REDIS_URL: config.redisUrl,
+        QUEUE_PREFIX: config.queuePrefix,
+        NODE_ENV: 'test',
+        APP_KEY: NEW_KEY.toString('base64'),
+        APP_KEY_PREVIOUS: OLD_KEY.toString('base64'),
+      });
+      await run.exited;
+      const [row] = await sql(
+        api,
+        'SELECT headers_sealed, auth_sealed FROM webhook_endpoints WHERE uuid = $1',
+        [uuid],
+      );
+      expect(decryptSecret(row.headers_sealed, NEW_KEY)).toBe(headers);
+      expect(decryptSecret(row.auth_sealed, NEW_KEY)).toBe(auth);
+    });
   });
 });

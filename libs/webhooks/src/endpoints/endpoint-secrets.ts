@@ -6,7 +6,13 @@ export interface SealedEndpoint {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | string | null;
+  /** The endpoint's sealed headers and auth, when the caller read them: resealed with the secrets. */
+  headers_sealed?: string | null;
+  auth_sealed?: string | null;
 }
+
+/** The other sealed columns of an endpoint, written back under APP_KEY like its secrets. */
+const SEALED_COLUMNS = ['headers_sealed', 'auth_sealed'] as const;
 
 /** The secrets an endpoint signs with: the current one, then the previous one while its grace lasts. */
 export interface OpenedSecrets {
@@ -33,18 +39,27 @@ export async function openEndpointSecrets(
   const current = openSecret(endpoint.secret, keys);
   if (!current) throw new UnreadableSecretError(endpoint.uuid);
   const previous = endpoint.previous_secret ? openSecret(endpoint.previous_secret, keys) : undefined;
-  const rewritten = current.resealed !== undefined || previous?.resealed !== undefined;
+  const credentials = SEALED_COLUMNS.flatMap((column) => {
+    const stored = endpoint[column];
+    const resealed = stored ? openSecret(stored, keys)?.resealed : undefined;
+    return resealed === undefined ? [] : [{ column, stored, resealed }];
+  });
+  const rewritten =
+    current.resealed !== undefined || previous?.resealed !== undefined || credentials.length > 0;
   if (rewritten) {
+    const params: unknown[] = [
+      endpoint.uuid,
+      current.resealed ?? endpoint.secret,
+      previous ? (previous.resealed ?? endpoint.previous_secret) : null,
+      endpoint.secret,
+      endpoint.previous_secret,
+    ];
+    const set = credentials.map(({ column, resealed }) => `, ${column} = $${params.push(resealed)}`).join('');
+    const same = credentials.map(({ column, stored }) => ` AND ${column} = $${params.push(stored)}`).join('');
     await run(
-      `UPDATE webhook_endpoints SET secret = $2, previous_secret = $3
-       WHERE uuid = $1 AND secret = $4 AND previous_secret IS NOT DISTINCT FROM $5`,
-      [
-        endpoint.uuid,
-        current.resealed ?? endpoint.secret,
-        previous ? (previous.resealed ?? endpoint.previous_secret) : null,
-        endpoint.secret,
-        endpoint.previous_secret,
-      ],
+      `UPDATE webhook_endpoints SET secret = $2, previous_secret = $3${set}
+       WHERE uuid = $1 AND secret = $4 AND previous_secret IS NOT DISTINCT FROM $5${same}`,
+      params,
     );
   }
   const expires = endpoint.previous_secret_expires_at
