@@ -107,6 +107,19 @@ describe('HTTP conventions: Location, 405 + Allow, OPTIONS, ETag/304', () => {
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
   });
 
+  it('answers a path with an empty record segment as no route (never a 405 that allows the method sent)', async () => {
+    const empty = await http(api.url, 'GET', `${WAREHOUSES}/`, { key: acme.key });
+    expect(empty.status).toBe(404);
+    expect(empty.headers.get('allow')).toBeNull();
+  });
+
+  it('gives the answers to a plain OPTIONS their x-request-id, as every other answer has', async () => {
+    for (const path of [WAREHOUSES, '/nothing-here']) {
+      const answer = await http(api.url, 'OPTIONS', path, { headers: { 'x-request-id': 'options-trace-1' } });
+      expect(answer.headers.get('x-request-id')).toBe('options-trace-1');
+    }
+  });
+
   it('tags GET one and GET list with a strong ETag and answers a matching If-None-Match with 304', async () => {
     const created = await http(api.url, 'POST', WAREHOUSES, {
       key: acme.key,

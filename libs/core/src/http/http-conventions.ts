@@ -31,7 +31,12 @@ export function allowedMethods(fastify: FastifyInstance, url: string): string[] 
   const router = routers.get(rootOf(fastify));
   if (!router) return [];
   const path = url.split('?')[0];
-  const allowed = METHODS.filter((method) => router.find(method, path) !== null);
+  // An empty segment is no record (`/warehouses/` is not `/warehouses/:uuid`), as the routes themselves treat it.
+  const serves = (method: Method) => {
+    const found = router.find(method, path);
+    return found !== null && !Object.values(found.params).includes('');
+  };
+  const allowed = METHODS.filter(serves);
   return allowed.length ? [...allowed, 'OPTIONS'] : [];
 }
 
@@ -72,7 +77,8 @@ function location(request: FastifyRequest, reply: FastifyReply, payload: string)
     return;
   }
   if (typeof uuid !== 'string') return;
-  const collection = (request.routeOptions.url ?? request.url.split('?')[0]).replace(/\/$/, '');
+  // The path requested, not the route's pattern (which may hold `:uuid`).
+  const collection = request.url.split('?')[0].replace(/\/$/, '');
   void reply.header('location', `${collection}/${encodeURIComponent(uuid)}`);
 }
 
@@ -104,11 +110,12 @@ export function configureHttpConventions(app: NestFastifyApplication): void {
     }
     const allow = allowedMethods(fastify, request.url);
     if (allow.length) {
-      void reply.code(204).header('allow', allow.join(', ')).send();
+      void reply.code(204).header('allow', allow.join(', ')).header('x-request-id', request.id).send();
       return;
     }
     void reply
       .code(404)
+      .header('x-request-id', request.id)
       .type('application/json; charset=utf-8')
       .send(JSON.stringify({ errors: [errorObject(404, `No route OPTIONS ${request.url.split('?')[0]}.`)] }));
   });
