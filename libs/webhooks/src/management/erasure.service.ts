@@ -33,11 +33,12 @@ export class ErasureService {
     const company = RequestContext.companyUuid();
     await this.requireOwn(def.entity, `${def.keys.singular}.deleted`, company, record);
     const apiKey = RequestContext.current()?.apiKeyUuid ?? null;
-    // A request racing another for the same record may see neither its own row nor the other's: once more.
-    for (let tries = 0; ; tries++) {
+    // A request racing another for the same record may see neither its own row nor the other's: again.
+    for (let tries = 0; tries < 3; tries++) {
       const [job] = await this.dataSource.query(REQUEST_ERASURE, [company, def.name, record, apiKey]);
-      if (job || tries) return { erasure: job };
+      if (job) return { erasure: job };
     }
+    throw ApiError.of(409, 'Another erasure of this record is being requested: send the request again.');
   }
 
   /** `GET /erasures/:uuid` */

@@ -11,18 +11,17 @@ import { RECORD_ATTEMPTS } from './record.sql';
 import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
 import { QueuedDelivery, REQUEUE_FAILED, REQUEUE_ONE } from './requeue.sql';
 import {
-  COMPANY_DELIVERIES,
   DROP_FAILED_IN_EVENT_RANGE,
   DROP_FAILED_OF_EVENTS,
   PENDING_EVENTS_OF,
   PENDING_IN_EVENT_RANGE,
 } from './retention.sql';
+import { EVENT_ROUTING } from './routing.sql';
 
 /** A connection in a transaction of the caller's (retention checks and drops under its partition lock). */
 export interface InTransaction {
   query(text: string, params?: unknown[]): Promise<{ rows: any[] }>;
 }
-import { EVENT_ROUTING } from './routing.sql';
 
 /** An admitted delivery the sweeper checks for a job. */
 export interface AdmittedDelivery {
@@ -186,10 +185,5 @@ export class DeliveryStore {
   /** Retention: deletes the failed deliveries of these events, going with them. */
   async dropFailedOfEvents(client: InTransaction, events: string[]): Promise<void> {
     await client.query(DROP_FAILED_OF_EVENTS, [events]);
-  }
-
-  /** How many deliveries a company has. */
-  async companyDeliveries(company: string): Promise<number> {
-    return (await this.pool.query(COMPANY_DELIVERIES, [company])).rows[0].n;
   }
 }

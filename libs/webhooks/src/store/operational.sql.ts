@@ -8,7 +8,8 @@ import { OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
  * digits), so events made here sort among the api's.
  */
 const eventIdTime = () => {
-  const ms = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+  // The statement's time, read once: per-digit reads of a running clock could straddle a millisecond.
+  const ms = '(extract(epoch FROM now()) * 1000)::bigint';
   const digits = Array.from(
     { length: 9 },
     (_, i) =>

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, bullConnection } from '@wharf/core';
-import { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig, createFailFastRedis } from '@wharf/core';
+import { Cluster, Redis } from 'ioredis';
 import {
   OAUTH2_DEFAULT_TTL_MS,
   OAUTH2_FETCH_LOCK_MS,
@@ -26,7 +26,7 @@ const DELETE_IF = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.ca
  */
 @Injectable()
 export class OAuth2Tokens implements OnApplicationShutdown {
-  private redis?: Redis;
+  private redis?: Redis | Cluster;
   private readonly fetching = new Map<string, Promise<TokenAnswer>>();
 
   constructor(
@@ -34,8 +34,9 @@ export class OAuth2Tokens implements OnApplicationShutdown {
     private readonly sender: WebhookSender,
   ) {}
 
-  private client(): Redis {
-    this.redis ??= new Redis(bullConnection(this.config.redisUrl));
+  /** Fails fast while Redis is away (the attempt is then retried), on a cluster too. */
+  private client(): Redis | Cluster {
+    this.redis ??= createFailFastRedis(this.config);
     return this.redis;
   }
 

@@ -106,6 +106,8 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
   ): Promise<void> {
     let after: [string, string] = ['-infinity', '0'];
     for (let more = true; more;) {
+      // Between batches: a stopping worker hands the erasure back rather than holding its shutdown.
+      if (this.stopping) throw new Stopping();
       more = await this.inTransaction(async (client) => {
         const { rows } = await client.query<Row>(select, [
           job.company_uuid,

@@ -1,3 +1,4 @@
+import { UNDISPATCHED_EVENTS } from '../../outbox/outbox.writer';
 import { DeliveryStore } from '../../store/delivery.store';
 import { archiveRows } from './partition-archive';
 import { EVENTS, PartitionedTable, defaultPartition, eventIdAt } from './partitioned-tables';
@@ -59,7 +60,7 @@ const fromBound = (partition: Partition) => (partition.from === -Infinity ? null
 async function stillNeeded(db: Db, table: PartitionedTable, partition: Partition, store: DeliveryStore) {
   if (table !== EVENTS) return false;
   const { rows } = await db.query(
-    `SELECT EXISTS (SELECT 1 FROM webhook_events_undispatched u JOIN "${partition.name}" e ON e.id = u.id) AS queued`,
+    `SELECT EXISTS (SELECT 1 FROM ${UNDISPATCHED_EVENTS} u JOIN "${partition.name}" e ON e.id = u.id) AS queued`,
   );
   return (
     rows[0].queued || (await store.pendingInEventRange(db, fromBound(partition), eventIdAt(partition.to)))
@@ -87,7 +88,7 @@ async function dropOldDefaultRows(
     if (table === EVENTS) {
       const ids: string[] = (await db.query(`SELECT event_id FROM ${old}`)).rows.map((row) => row.event_id);
       const queued = await db.query(
-        `SELECT e.event_id FROM "${name}" e JOIN webhook_events_undispatched u ON u.id = e.id`,
+        `SELECT e.event_id FROM "${name}" e JOIN ${UNDISPATCHED_EVENTS} u ON u.id = e.id`,
       );
       const needed = new Set([
         ...(await options.store.pendingEventsOf(db, ids)),
