@@ -9,6 +9,7 @@ import {
   checkSchema,
   configureHttp,
   configureHttpConventions,
+  configureIdempotency,
   createFastifyAdapter,
   createLogger,
   instrumentHttp,
@@ -44,6 +45,7 @@ export async function createApi(
   await configureCors(app, config);
   configureHttp(app);
   configureAccess(app);
+  configureIdempotency(app, config.idempotencyTtlMs);
   serveResourceRoutes(app);
   instrumentHttp(app, config);
   logRequests(app, config);

@@ -32,12 +32,16 @@ import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-sto
 import { RouteEndpoints1700000000113 } from './migrations/1700000000113-route-endpoints';
 import { PartitionEventsAndLogs1700000000114 } from './migrations/1700000000114-partition-events-and-logs';
 import { CreateErasures1700000000115 } from './migrations/1700000000115-create-erasures';
+import { ListEventsAndThinPayloads1700000000116 } from './migrations/1700000000116-list-events-and-thin-payloads';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { EndpointRoutingController } from './management/endpoint-routing.controller';
 import { EventRoutingController } from './management/event-routing.controller';
 import { EventRoutingService } from './management/event-routing.service';
+import { EventsController } from './management/events.controller';
+import { EventsService } from './management/events.service';
+import { EventsStore } from './store/events.store';
 import { FilterEvaluator } from './filters/filter-evaluator';
 import { OPERATIONAL_EVENT_DECLARATIONS } from './events/operational-event-declarations';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
@@ -72,6 +76,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     RouteEndpoints1700000000113,
     PartitionEventsAndLogs1700000000114,
     CreateErasures1700000000115,
+    ListEventsAndThinPayloads1700000000116,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -82,6 +87,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ErasuresController,
     EventRoutingController,
     EndpointRoutingController,
+    EventsController,
   ],
   providers: [
     DeliveryQueueCloser,
@@ -99,6 +105,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     FilterEvaluator,
     EventRoutingService,
     ErasureService,
+    EventsStore,
+    EventsService,
   ],
   exports: [
     WebhookEndpointsService,

@@ -12,6 +12,7 @@ import { EndpointRateLimiter } from './stages/dispatch/endpoint-rate-limiter';
 import { EndpointSendLeases } from './stages/dispatch/endpoint-send-leases';
 import { RateGate } from './stages/dispatch/rate-gate';
 import { SendAttempt } from './stages/dispatch/send-attempt';
+import { ThinEnvelopes } from './stages/dispatch/thin-envelope';
 import { OutboxRelay } from './stages/fan-out/outbox.relay';
 import { AttemptWriter } from './stages/record/attempt-writer';
 import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
@@ -63,6 +64,7 @@ export const WORKER_DATABASE_SETTINGS = {
     RateGate,
     EndpointSendLeases,
     SendAttempt,
+    ThinEnvelopes,
     // The api's test sends share the instance (and its OAuth2 token cache) the extension provides.
     { provide: DESTINATION, useExisting: HttpDestination },
     AttemptWriter,

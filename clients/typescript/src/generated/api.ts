@@ -536,6 +536,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s events, newest first
+         * @description Every event of the company while the outbox keeps it (`WEBHOOKS_EVENT_RETENTION_DAYS`), as a full envelope. Page with `meta.next_cursor`. `delivery_success=false`: the events with a delivery that failed or is still retrying (to `webhook_endpoint_uuid`, when given): what a receiver missed.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event and its deliveries
+         * @description The event’s envelope (its id, `evt_…`, is the `webhook-id` of its deliveries) and, for each endpoint it went to, the delivery’s state: `waiting`, `admitted`, `retrying`, `failed` or `delivered`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fleet/int/v1/vehicles": {
         parameters: {
             query?: never;
@@ -949,6 +989,11 @@ export interface components {
                  * @example sort
                  */
                 parameter?: string;
+                /**
+                 * @description The request header at fault.
+                 * @example Idempotency-Key
+                 */
+                header?: string;
             };
             meta?: {
                 [key: string]: unknown;
@@ -1085,6 +1130,8 @@ export interface components {
             rate_limit_per_second: number | null;
             /** @enum {string} */
             ordering: "none" | "entity";
+            /** @enum {string} */
+            payload: "full" | "thin";
             throttled: boolean;
             throttled_reason: string | null;
             /** @description Any JSON value. */
@@ -1106,6 +1153,8 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
+                /** @enum {string|null} */
+                payload?: "full" | "thin" | null;
                 filter?: {
                     [key: string]: unknown;
                 } | null;
@@ -1126,6 +1175,8 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
+            /** @enum {string|null} */
+            payload?: "full" | "thin" | null;
             filter?: {
                 [key: string]: unknown;
             } | null;
@@ -1148,6 +1199,8 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
+                /** @enum {string|null} */
+                payload?: "full" | "thin" | null;
                 filter?: {
                     [key: string]: unknown;
                 } | null;
@@ -1168,6 +1221,8 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
+            /** @enum {string|null} */
+            payload?: "full" | "thin" | null;
             filter?: {
                 [key: string]: unknown;
             } | null;
@@ -2459,7 +2514,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid. */
@@ -2474,6 +2532,8 @@ export interface components {
         WwwAuthenticate: string;
         /** @description The created record’s URL (its path on this api). */
         Location: string;
+        /** @description `true` on the stored answer of an earlier request with the same `Idempotency-Key` (nothing was done again). */
+        IdempotentReplayed: "true";
         /** @description A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged. */
         ETag: string;
     };
@@ -2607,7 +2667,10 @@ export interface operations {
     createLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2624,6 +2687,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,7 +2900,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2859,6 +2926,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2985,6 +3053,8 @@ export interface operations {
                 rate_limit_per_second?: number;
                 /** @description Equals (see `filters` for the other operators on ordering). */
                 ordering?: "none" | "entity";
+                /** @description Equals (see `filters` for the other operators on payload). */
+                payload?: "full" | "thin";
                 /** @description Equals (see `filters` for the other operators on throttled). */
                 throttled?: boolean;
                 /** @description Equals (see `filters` for the other operators on throttled_reason). */
@@ -3024,7 +3094,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3041,6 +3114,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,7 +3224,10 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3165,6 +3242,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3181,6 +3259,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3189,7 +3268,10 @@ export interface operations {
     enableWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3203,6 +3285,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,6 +3297,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3222,7 +3306,10 @@ export interface operations {
     disableWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3236,6 +3323,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3247,6 +3335,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3255,7 +3344,10 @@ export interface operations {
     sendWebhookEndpointTest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3273,6 +3365,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3293,7 +3386,10 @@ export interface operations {
     verifyWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3307,6 +3403,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3327,7 +3424,10 @@ export interface operations {
     recoverWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3346,6 +3446,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3532,7 +3633,10 @@ export interface operations {
     resendWebhookRequestLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3547,6 +3651,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3727,6 +3832,11 @@ export interface operations {
                             example: Record<string, never>;
                             /** @description JSON Schema (2020-12) of the envelope as delivered. */
                             schema: Record<string, never>;
+                            /** @description The event as an endpoint with `payload: "thin"` receives it (a reference to the record); null for an event about no record, which is always sent in full. */
+                            thin: {
+                                example: Record<string, never>;
+                                schema: Record<string, never>;
+                            } | null;
                         }[];
                     };
                 };
@@ -3778,7 +3888,10 @@ export interface operations {
     createErasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3794,6 +3907,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3990,7 +4104,10 @@ export interface operations {
     testWebhookEndpointFilter: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -4008,6 +4125,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4031,6 +4149,130 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events that went to this endpoint. */
+                webhook_endpoint_uuid?: string;
+                /** @description `false`: only events with a delivery that failed or is retrying; `true`: only those without. */
+                delivery_success?: "true" | "false";
+                /** @description Only events created at or before this time. */
+                created_at_lte?: string;
+                /** @description Only events created at or after this time. */
+                created_at_gte?: string;
+                /** @description Only events about this record (`data.id`, its uuid). */
+                data_id?: string;
+                /** @description Only events of these names, comma-separated. */
+                event_in?: string;
+                /** @description Only events of this name. */
+                event?: string;
+                /** @description The `meta.next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Events per page, 1–100 (default 30). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @example evt_0mwzr4opp98935eebd9a13b9cd204 */
+                            id: string;
+                            /** @example v1 */
+                            api_version: string;
+                            /** @example warehouse.created */
+                            event: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            per_page: number;
+                            /** @description Pass as `cursor` (with the same filters) for the next page; null on the last page. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The event as an endpoint with `payload: "full"` receives it (see the event catalog for each event’s schema). */
+                        event: {
+                            /** @example evt_0mwzr4opp98935eebd9a13b9cd204 */
+                            id: string;
+                            /** @example v1 */
+                            api_version: string;
+                            /** @example warehouse.created */
+                            event: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Each endpoint the event went to, and what became of it there. */
+                        deliveries: {
+                            /** Format: uuid */
+                            webhook_endpoint_uuid: string;
+                            /** @enum {string} */
+                            status: "waiting" | "admitted" | "retrying" | "failed" | "delivered";
+                            attempts: number;
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4104,7 +4346,10 @@ export interface operations {
     createVehicle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4121,6 +4366,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4288,7 +4534,10 @@ export interface operations {
     recordDriverLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -4312,6 +4561,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4399,7 +4649,10 @@ export interface operations {
     createDriver: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4416,6 +4669,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4583,7 +4837,10 @@ export interface operations {
     moveOrderStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -4605,6 +4862,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4694,7 +4952,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4711,6 +4972,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4949,7 +5211,10 @@ export interface operations {
     createWarehouse: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4966,6 +5231,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,7 +5460,10 @@ export interface operations {
     createWarehouseSection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5211,6 +5480,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,7 +5713,10 @@ export interface operations {
     createWarehouseDock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5460,6 +5733,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

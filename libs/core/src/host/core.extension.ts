@@ -10,6 +10,7 @@ import { ListIndexes1700000000002 } from '../migrations/1700000000002-list-index
 import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-grams';
 import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/1700000000004-search-without-frequent-grams';
 import { SearchQueryOneBody1700000000005 } from '../migrations/1700000000005-search-query-one-body';
+import { CreateIdempotencyKeys1700000000006 } from '../migrations/1700000000006-create-idempotency-keys';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
@@ -23,6 +24,7 @@ import { SearchQueryOneBody1700000000005 } from '../migrations/1700000000005-sea
     SearchGrams1700000000003,
     SearchWithoutFrequentGrams1700000000004,
     SearchQueryOneBody1700000000005,
+    CreateIdempotencyKeys1700000000006,
   ],
   controllers: [LocationController, ApiKeysController],
 })

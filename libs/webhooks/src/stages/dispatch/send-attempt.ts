@@ -8,6 +8,7 @@ import { decideOutcome } from '../record/attempt-outcome';
 import { AnswerGroup, AttemptWriter } from '../record/attempt-writer';
 import { CachedEndpoint, EndpointCache } from './endpoint-cache';
 import { EndpointSendLeases } from './endpoint-send-leases';
+import { ThinEnvelopes } from './thin-envelope';
 
 /**
  * The send step of dispatch, for one delivery: sends it through the Destination under a send lease the
@@ -24,6 +25,7 @@ export class SendAttempt {
     private readonly leases: EndpointSendLeases,
     private readonly records: AttemptWriter,
     private readonly metrics: DeliveryMetrics,
+    private readonly thin: ThinEnvelopes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -45,7 +47,7 @@ export class SendAttempt {
       this.metrics.started(data.endpoint);
       result = await this.destination.send(
         { ...endpoint, secrets: this.endpoints.secrets(endpoint) },
-        { eventId: data.eventId, body: data.body },
+        { eventId: data.eventId, body: endpoint.payload === 'thin' ? this.thin.thin(data.body) : data.body },
       );
     } catch (error) {
       this.metrics.finished(data.endpoint);

@@ -1,0 +1,29 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Idempotency keys of POST requests, with the answer each got (see idempotency.hook.ts). The primary key
+ * scopes a key to its company; the expiry index is what the purge reads its batches from.
+ */
+export class CreateIdempotencyKeys1700000000006 implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE TABLE "idempotency_keys" (
+      "company_uuid" uuid NOT NULL REFERENCES "companies" ("uuid") ON DELETE CASCADE,
+      "key" varchar(255) NOT NULL,
+      "route" text NOT NULL,
+      "body_hash" varchar(64) NOT NULL,
+      "status" smallint,
+      "headers" jsonb,
+      "body" text,
+      "created_at" timestamptz NOT NULL DEFAULT now(),
+      "expires_at" timestamptz NOT NULL,
+      PRIMARY KEY ("company_uuid", "key")
+    )`);
+    await queryRunner.query(
+      'CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys" ("expires_at")',
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE "idempotency_keys"');
+  }
+}
