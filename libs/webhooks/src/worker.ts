@@ -33,6 +33,7 @@ export { PartitionMaintainer as RequestLogPurger } from './stages/lifecycle/part
 export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
 export { attemptBatchJson } from './store/attempt-batch';
 export { FAN_OUT } from './store/fan-out.sql';
+export { LIST_UNSUCCESSFUL_EVENTS } from './store/events.sql';
 export { RECORD_ATTEMPTS } from './store/record.sql';
 export { QUEUE_WINDOW_CAPS } from './tuning';
 

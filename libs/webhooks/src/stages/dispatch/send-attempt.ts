@@ -42,12 +42,13 @@ export class SendAttempt {
   ): Promise<void> {
     const attempt = data.attempts + job.attemptsMade + 1;
     let result: Attempt;
+    const body = endpoint.payload === 'thin' ? this.thin.thin(data.body) : data.body;
     // A lease lost here would be renewed for as long as this worker lives: one send fewer for its endpoint.
     try {
       this.metrics.started(data.endpoint);
       result = await this.destination.send(
         { ...endpoint, secrets: this.endpoints.secrets(endpoint) },
-        { eventId: data.eventId, body: endpoint.payload === 'thin' ? this.thin.thin(data.body) : data.body },
+        { eventId: data.eventId, body },
       );
     } catch (error) {
       this.metrics.finished(data.endpoint);
@@ -72,6 +73,7 @@ export class SendAttempt {
         result,
         outcome,
         nextAttemptInMs,
+        ...(body === data.body ? {} : { sentBody: body }),
       },
       answers,
     );
