@@ -1,6 +1,6 @@
 import { Server, Socket, createServer, connect } from 'node:net';
 import { join } from 'node:path';
-import { AppConfig, deleteKeysWithPrefix, dropDatabase, loadConfig } from '@wharf/core';
+import { AppConfig, deleteKeysWithPrefix, dropDatabase } from '@wharf/core';
 import { Client } from 'pg';
 import { eventually, http } from './support/http';
 import { freePort } from './support/ports';

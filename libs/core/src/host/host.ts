@@ -34,7 +34,7 @@ export function composeHost(config: AppConfig, builtIns: Type[] = [], extensions
   checkExtensions(modules);
   const manifests = modules.map((module) => extensionManifest(module));
   for (const manifest of manifests) {
-    for (const entity of manifest.entities ?? []) namespaces.set(entity, manifest.namespace!);
+    for (const entity of manifest.entities ?? []) namespaces.set(entity, manifest.namespace);
   }
   return { modules, manifests };
 }
