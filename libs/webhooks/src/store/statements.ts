@@ -12,6 +12,7 @@ import {
 } from './retention.sql';
 import { EVENT_ROUTING } from './routing.sql';
 import { EVENT_DELIVERIES, LIST_EVENTS, LIST_UNSUCCESSFUL_EVENTS } from './events.sql';
+import { CHURN_STATS } from './upkeep.sql';
 
 /**
  * Every statement over webhook_deliveries, by the name of its snapshot (snapshots/<name>.sql): the text
@@ -40,4 +41,5 @@ export const DELIVERY_STATEMENTS: Record<string, string> = {
   'list-events': LIST_EVENTS,
   'list-unsuccessful-events': LIST_UNSUCCESSFUL_EVENTS,
   'event-deliveries': EVENT_DELIVERIES,
+  'churn-stats': CHURN_STATS,
 };
