@@ -74,48 +74,62 @@ describe('Idempotency-Key: the api killed between the commit and its answer', ()
     await deleteKeysWithPrefix(config, config.queuePrefix);
   });
 
-  it('the retry gets the stored answer of the committed write: one record, one event', async () => {
-    const db = new Client({ connectionString: config.databaseUrl });
-    await db.connect();
-    const proxy = await withholdingProxy(Number(env.PORT));
-    try {
-      // The outbox's NOTIFY is delivered when the write's transaction commits.
-      await db.query('LISTEN wharf_webhook_events');
-      const committed = new Promise<void>((resolve) => db.once('notification', () => resolve()));
-      const lost = http(`http://127.0.0.1:${proxy.port}`, 'POST', W, {
-        key,
-        body: warehouse('Crash once'),
-        headers: { 'idempotency-key': 'crash-1' },
-      }).then(
-        () => 'answered',
-        () => 'no answer',
-      );
-      await committed;
-      api!.child.kill('SIGKILL');
-      await api!.exited;
-      expect(await lost).toBe('no answer');
+  it.each([
+    // A plain create stores its key in its own statement; one with children in the request's transaction.
+    ['a plain create (one statement)', 'Crash once', {}],
+    [
+      'a create with children (a transaction)',
+      'Crash nested',
+      { sections: [{ name: 'S1' }, { name: 'S2' }] },
+    ],
+  ])(
+    '%s: the retry gets the stored answer of the committed write, one record, one event',
+    async (_, name, extra) => {
+      const db = new Client({ connectionString: config.databaseUrl });
+      await db.connect();
+      const proxy = await withholdingProxy(Number(env.PORT));
+      try {
+        // The outbox's NOTIFY is delivered when the write's transaction commits.
+        await db.query('LISTEN wharf_webhook_events');
+        const committed = new Promise<void>((resolve) => db.once('notification', () => resolve()));
+        const lost = http(`http://127.0.0.1:${proxy.port}`, 'POST', W, {
+          key,
+          body: warehouse(name, extra),
+          headers: { 'idempotency-key': `crash-${name}` },
+        }).then(
+          () => 'answered',
+          () => 'no answer',
+        );
+        await committed;
+        api!.child.kill('SIGKILL');
+        await api!.exited;
+        expect(await lost).toBe('no answer');
 
-      const [stored] = (await db.query(`SELECT uuid FROM warehouses WHERE name = 'Crash once'`)).rows;
-      expect(stored).toBeDefined();
+        const [stored] = (await db.query('SELECT uuid FROM warehouses WHERE name = $1', [name])).rows;
+        expect(stored).toBeDefined();
 
-      await start();
-      const retry = await http(url, 'POST', W, {
-        key,
-        body: warehouse('Crash once'),
-        headers: { 'idempotency-key': 'crash-1' },
-      });
-      expect(retry.status).toBe(201);
-      expect(retry.headers.get('idempotent-replayed')).toBe('true');
-      expect(retry.body.warehouse.uuid).toBe(stored.uuid);
-      expect(retry.headers.get('location')).toBe(`${W}/${stored.uuid}`);
-      const counts = await db.query(
-        `SELECT (SELECT count(*) FROM warehouses WHERE name = 'Crash once')::int AS records,
-                (SELECT count(*) FROM webhook_events WHERE name = 'warehouse.created')::int AS events`,
-      );
-      expect(counts.rows[0]).toEqual({ records: 1, events: 1 });
-    } finally {
-      proxy.server.close();
-      await db.end();
-    }
-  }, 120_000);
+        await start();
+        const retry = await http(url, 'POST', W, {
+          key,
+          body: warehouse(name, extra),
+          headers: { 'idempotency-key': `crash-${name}` },
+        });
+        expect(retry.status).toBe(201);
+        expect(retry.headers.get('idempotent-replayed')).toBe('true');
+        expect(retry.body.warehouse.uuid).toBe(stored.uuid);
+        expect(retry.headers.get('location')).toBe(`${W}/${stored.uuid}`);
+        const counts = await db.query(
+          `SELECT (SELECT count(*) FROM warehouses WHERE name = $1)::int AS records,
+                (SELECT count(*) FROM webhook_events WHERE name = 'warehouse.created'
+                 AND payload -> 'data' ->> 'name' = $1)::int AS events`,
+          [name],
+        );
+        expect(counts.rows[0]).toEqual({ records: 1, events: 1 });
+      } finally {
+        proxy.server.close();
+        await db.end();
+      }
+    },
+    120_000,
+  );
 });
