@@ -15,6 +15,7 @@ import { prepared } from '../database/pool';
 import { poolOf } from '../database/typeorm-pg';
 import { ApiError } from '../http/api-error';
 import { toErrorResponse } from '../http/error-response';
+import { isResourceCreate } from '../resources/resource-routes';
 import { RequestContext } from '../tenancy/request-context';
 import {
   IDEMPOTENCY_HEADER,
@@ -111,8 +112,12 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
       collection: path.replace(/\/$/, ''),
       ttlMs,
     };
-    const stored = await storedAnswer(pool, keyed);
-    if (stored) return replay(reply, answerOf(stored, keyed.route, keyed.hash));
+    // A resource's create does nothing before its statement, which finds a stored key itself (taken); any
+    // other handler might (a test send, a Redis call), so its key is looked up before it runs.
+    if (!isResourceCreate(request.routeOptions.config)) {
+      const stored = await storedAnswer(pool, keyed);
+      if (stored) return replay(reply, answerOf(stored, keyed.route, keyed.hash));
+    }
     const state: KeyState = {
       ...keyed,
       pin: new RequestPin(
@@ -188,10 +193,24 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
     );
   }
 
-  /** A request that never needed the database (a refusal of its body, mostly): its answer, on its own. */
+  /**
+   * A request that never needed the database (a refusal of its body, mostly): the answer stored with its
+   * key, if a request that got there first stored one (a create does not look before it runs), else its own.
+   */
   async function store(state: KeyState, reply: FastifyReply, payload: unknown) {
     const body = typeof payload === 'string' ? payload : null;
     if (reply.statusCode >= 500 || body === null) return payload;
+    const stored = await storedAnswer(pool, state).catch(() => undefined);
+    if (stored) {
+      try {
+        return replay(reply, answerOf(stored, state.route, state.hash), true);
+      } catch (error) {
+        const answer = toErrorResponse(error, '');
+        reply.removeHeader('location');
+        void reply.code(answer.status).headers(answer.headers).type('application/json; charset=utf-8');
+        return JSON.stringify(answer.body);
+      }
+    }
     const headers = JSON.stringify(storedHeaders(reply.getHeaders()));
     const { company, key, route, hash } = state;
     await queryUnpinned(
