@@ -3,7 +3,7 @@
 // the figures those files hold. Run it after a bench run: `node scripts/performance-doc.js`
 // (`--check` exits 1 when the page differs, as test/readme-docs.e2e-spec.ts does).
 'use strict';
-const { readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -165,6 +165,33 @@ ${table(
   ${t.noisy_neighbour_p99_ms} ms.`;
 }
 
+function sseSection(s) {
+  const t = s.throughput_rps;
+  const r = s.row_to_clients_ms;
+  return `## Live activity streams (Server-Sent Events)
+
+\`\`\`sh
+npm run bench:sse        # writes bench/results/sse-latest.json
+\`\`\`
+
+${n(s.settings.clients)} idle \`GET /int/v1/webhook-activity/stream\` streams of ${n(s.settings.companies)} companies on one api process
+(connected in ${s.connect_seconds} s; ${n(s.streams_open_at_end)} still open at the end), then ${n(s.settings.rows)} request-log rows of one
+company, inserted one at a time, each to be read by that company's ${s.settings.watched} streams. GET one and list are
+measured ${s.settings.rounds} × ${s.settings.duration_s} s each (the best round) before the streams connect and while they are connected.
+
+- RSS of the api: ${n(s.rss_mb.before)} MB before, ${n(s.rss_mb.after)} MB with the streams: ${s.rss_kb_per_client} KB per stream.
+- From a row's INSERT to its arrival at each of the ${s.settings.watched} streams: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms
+  (${n(r.deliveries)} of ${n(r.expected)} arrivals).
+
+${table(
+  ['route', 'req/s without streams', 'req/s with streams', 'with ÷ without'],
+  [
+    ['GET one', n(t.get_one.without), n(t.get_one.with), ratio(s.ratio_with_to_without.get_one)],
+    ['list', n(t.list.without), n(t.list.with), ratio(s.ratio_with_to_without.list)],
+  ],
+)}`;
+}
+
 function page() {
   return `# Performance
 
@@ -180,7 +207,7 @@ ${apiSection(results('latest.json'))}
 ${scaleSection(results('scale.json'))}
 
 ${webhooksSection(results('webhooks-latest.json'))}
-`;
+${existsSync(join(ROOT, 'bench', 'results', 'sse-latest.json')) ? `\n${sseSection(results('sse-latest.json'))}\n` : ''}`;
 }
 
 module.exports = { page };

@@ -17,6 +17,8 @@ export interface ApiKeySummary {
 export interface Caller {
   companyUuid: string;
   apiKeyUuid: string;
+  /** A platform key (`api-keys:create --platform`): may open a portal session for any company. */
+  platform: boolean;
 }
 
 const SUMMARY = 'uuid AS id, uuid, name, prefix, last_four, last_used_at, revoked_at, created_at';
@@ -30,6 +32,7 @@ export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 export class AccountsService {
   private readonly cache = new Map<string, { caller: Caller; until: number }>();
   private readonly lastUsedWrites = new Map<string, number>();
+  private readonly active = new Map<string, { active: boolean; until: number }>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -58,12 +61,16 @@ export class AccountsService {
     return row.n;
   }
 
-  async createApiKey(companyUuid: string, name: string | null): Promise<ApiKeySummary & { key: string }> {
+  async createApiKey(
+    companyUuid: string,
+    name: string | null,
+    platform = false,
+  ): Promise<ApiKeySummary & { key: string }> {
     const key = generateApiKey();
     const [row] = await this.dataSource.query(
-      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING ${SUMMARY}`,
-      [companyUuid, name, API_KEY_PREFIX, key.slice(-4), hashApiKey(key)],
+      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash, platform)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING ${SUMMARY}`,
+      [companyUuid, name, API_KEY_PREFIX, key.slice(-4), hashApiKey(key), platform],
     );
     return { ...row, key };
   }
@@ -85,6 +92,7 @@ export class AccountsService {
     );
     if (!row) return undefined;
     this.cache.delete(row.key_hash);
+    this.active.delete(row.uuid);
     delete row.key_hash;
     return row;
   }
@@ -96,14 +104,26 @@ export class AccountsService {
     const cached = this.cache.get(hash);
     if (cached && cached.until > Date.now()) return cached.caller;
     const [row] = await this.dataSource.query(
-      'SELECT uuid, company_uuid, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      'SELECT uuid, company_uuid, key_hash, platform FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [hash],
     );
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
-    const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid };
+    const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid, platform: row.platform === true };
     this.cache.set(hash, { caller, until: Date.now() + CACHE_MS });
     this.touch(caller.apiKeyUuid);
     return caller;
+  }
+
+  /** Whether a key still authenticates (for long-lived streams; cached like authenticate). */
+  async isActive(apiKeyUuid: string): Promise<boolean> {
+    const cached = this.active.get(apiKeyUuid);
+    if (cached && cached.until > Date.now()) return cached.active;
+    const rows = await this.dataSource.query(
+      'SELECT 1 FROM api_keys WHERE uuid = $1 AND revoked_at IS NULL',
+      [apiKeyUuid],
+    );
+    this.active.set(apiKeyUuid, { active: rows.length > 0, until: Date.now() + CACHE_MS });
+    return rows.length > 0;
   }
 
   /** Records last_used_at at most once a minute per key, off the request path. */

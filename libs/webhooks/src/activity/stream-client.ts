@@ -1,0 +1,53 @@
+import type { ServerResponse } from 'node:http';
+
+/** Who a stream is for, and how to tell that its key or session still holds (asked at each heartbeat). */
+export interface StreamPrincipal {
+  /** One check per key or session however many streams it has open. */
+  key: string;
+  active(): Promise<boolean>;
+}
+
+/** A client's buffered bytes past which it is too slow to follow: its stream ends (it reconnects and replays). */
+const MAX_BUFFERED = 1024 * 1024;
+
+/** One Server-Sent Events response: writes events, heartbeat comments, and ends at the session's expiry. */
+export class StreamClient {
+  private closed = false;
+  private readonly expiry?: NodeJS.Timeout;
+
+  constructor(
+    readonly company: string,
+    readonly principal: StreamPrincipal,
+    private readonly response: ServerResponse,
+    expiresAt?: number,
+  ) {
+    if (expiresAt !== undefined)
+      this.expiry = setTimeout(() => this.end(), Math.max(0, Math.min(expiresAt - Date.now(), 2 ** 31 - 1)));
+    response.on('close', () => {
+      this.closed = true;
+      if (this.expiry) clearTimeout(this.expiry);
+    });
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.response.on('close', listener);
+  }
+
+  write(chunk: string): void {
+    if (this.closed) return;
+    if (this.response.writableLength > MAX_BUFFERED) this.end();
+    else this.response.write(chunk);
+  }
+
+  ping(): void {
+    this.write(':\n\n');
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.expiry) clearTimeout(this.expiry);
+    this.response.end();
+  }
+}
