@@ -2,6 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { createCompany, TestCompany } from './support/accounts';
+import { openEventStream } from './support/event-stream';
 import { HttpResult, eventually, http } from './support/http';
 import { Receiver } from './support/receiver';
 import { startApi, TestApi } from './support/test-app';
@@ -159,23 +160,16 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
    */
   async function openStream(id: string): Promise<void> {
     const { path, operation } = operations.get(id)!;
-    const controller = new AbortController();
-    const res = await fetch(`${api.url}${path}`, {
-      headers: { authorization: `Bearer ${acme.key}` },
-      signal: controller.signal,
-    });
-    answered.set(id, (answered.get(id) ?? new Set()).add(res.status));
-    const type = res.headers.get('content-type') ?? '';
-    const documented = resolve(operation.responses[String(res.status)]);
-    const where = `${id} (GET ${path}) → ${res.status}`;
+    const stream = await openEventStream(`${api.url}${path}`, { authorization: `Bearer ${acme.key}` });
+    answered.set(id, (answered.get(id) ?? new Set()).add(stream.status));
+    const type = stream.headers.get('content-type') ?? '';
+    const documented = resolve(operation.responses[String(stream.status)]);
+    const where = `${id} (GET ${path}) → ${stream.status}`;
     if (!documented?.content?.[type.split(';')[0]]) problems.push(`${where}: ${type} is not documented`);
-    if (!res.headers.get('x-request-id')) problems.push(`${where}: header x-request-id is missing`);
-    const reader = res.body!.getReader();
-    const first = await reader.read();
-    if (!new TextDecoder().decode(first.value).startsWith('retry: '))
-      problems.push(`${where}: no event stream`);
-    controller.abort();
-    await reader.cancel().catch(() => undefined);
+    if (!stream.headers.get('x-request-id')) problems.push(`${where}: header x-request-id is missing`);
+    await eventually(async () => stream.text().length > 0);
+    if (!stream.text().startsWith('retry: ')) problems.push(`${where}: no event stream`);
+    stream.close();
   }
 
   /** `call` that must answer `status`; returns the body. */

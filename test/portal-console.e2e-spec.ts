@@ -81,7 +81,16 @@ suite('the console as an embedded company portal, live, in Chromium', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        // The frame in the page's own process: this Chromium's out-of-process frames break Playwright's
+        // element geometry ("Object not disposable"). Origins, cookies, storage and CSP apply the same.
+        '--disable-features=IsolateOrigins,site-per-process',
+        '--disable-site-isolation-trials',
+      ],
     });
   });
 
@@ -107,6 +116,7 @@ suite('the console as an embedded company portal, live, in Chromium', () => {
     page.setDefaultTimeout(10_000);
     const errors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    page.on('pageerror', (error) => errors.push(`${error.name}: ${error.message}`));
     const requests: { url: string; at: number }[] = [];
     page.on('request', (request) => requests.push({ url: request.url(), at: Date.now() }));
     await page.goto(`${host.origin}/?src=${encodeURIComponent(url)}`);
@@ -218,7 +228,10 @@ suite('the console as an embedded company portal, live, in Chromium', () => {
         const call = (method: string, path: string, body?: unknown) =>
           fetch(path, {
             method,
-            headers: { 'content-type': 'application/json', 'x-wharf-portal': '1' },
+            headers: {
+              'x-wharf-portal': '1',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
             body: body === undefined ? undefined : JSON.stringify(body),
           }).then((r) => r.status);
         return [

@@ -1,3 +1,5 @@
+import { IncomingMessage, request } from 'node:http';
+
 export interface StreamEvent {
   id?: string;
   event: string;
@@ -17,13 +19,25 @@ export interface EventStreamClient {
   ended: Promise<void>;
 }
 
-/** Opens a Server-Sent Events stream with fetch and parses its events as they come. */
+/**
+ * Opens a Server-Sent Events stream and parses its events as they come. With node:http: an aborted fetch
+ * (undici) leaves a connection behind that holds the api's close.
+ */
 export async function openEventStream(
   url: string,
   headers: Record<string, string> = {},
 ): Promise<EventStreamClient> {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers, signal: controller.signal });
+  const target = new URL(url);
+  const req = request({
+    host: target.hostname,
+    port: target.port,
+    path: `${target.pathname}${target.search}`,
+    headers,
+  });
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve).on('error', reject);
+    req.end();
+  });
   const events: StreamEvent[] = [];
   const waiters: { match: (event: StreamEvent) => boolean; resolve: (event: StreamEvent) => void }[] = [];
   let raw = '';
@@ -49,26 +63,22 @@ export async function openEventStream(
         waiter.resolve(event);
       }
   };
-  const ended = (async () => {
-    if (!response.body) return;
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        const text = decoder.decode(chunk, { stream: true });
-        raw += text;
-        buffer += text;
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          push(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-        }
-      }
-    } catch {
-      // Aborted by close().
+  response.setEncoding('utf8');
+  response.on('data', (text: string) => {
+    raw += text;
+    buffer += text;
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      push(buffer.slice(0, end));
+      buffer = buffer.slice(end + 2);
     }
-  })();
+  });
+  const ended = new Promise<void>((resolve) => response.on('close', () => resolve()));
+  const headersOf = new Headers();
+  for (const [name, value] of Object.entries(response.headers))
+    if (typeof value === 'string') headersOf.set(name, value);
   return {
-    status: response.status,
-    headers: response.headers,
+    status: response.statusCode ?? 0,
+    headers: headersOf,
     events,
     text: () => raw,
     next(match, timeoutMs = 10_000) {
@@ -88,7 +98,7 @@ export async function openEventStream(
         });
       });
     },
-    close: () => controller.abort(),
+    close: () => req.destroy(),
     ended,
   };
 }

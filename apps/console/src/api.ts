@@ -32,21 +32,51 @@ export interface SessionInfo {
 let info: SessionInfo | null = null;
 
 /**
+ * The tab's sessionStorage, or memory where the browser denies storage to a frame of another site (a
+ * third-party frame with third-party storage blocked): the portal then lasts as long as the page.
+ */
+const memory = new Map<string, string>();
+const tabStore = {
+  get(key: string): string | null {
+    try {
+      return sessionStorage.getItem(key);
+    } catch {
+      return memory.get(key) ?? null;
+    }
+  },
+  set(key: string, value: string): void {
+    try {
+      sessionStorage.setItem(key, value);
+    } catch {
+      memory.set(key, value);
+    }
+  },
+  remove(key: string): void {
+    try {
+      sessionStorage.removeItem(key);
+    } catch {
+      // Denied: only memory holds it.
+    }
+    memory.delete(key);
+  },
+};
+
+/**
  * The tab's session: an API key typed in (kept in sessionStorage for this tab), or a portal session (its
  * cookie; only a flag is kept, never the link's token).
  */
 export const session = {
-  key: () => sessionStorage.getItem(KEY),
-  portal: () => sessionStorage.getItem(PORTAL) === '1',
-  signedIn: () => Boolean(sessionStorage.getItem(KEY)) || sessionStorage.getItem(PORTAL) === '1',
-  signIn: (key: string) => sessionStorage.setItem(KEY, key.trim()),
+  key: () => tabStore.get(KEY),
+  portal: () => tabStore.get(PORTAL) === '1',
+  signedIn: () => Boolean(tabStore.get(KEY)) || tabStore.get(PORTAL) === '1',
+  signIn: (key: string) => tabStore.set(KEY, key.trim()),
   signInPortal: () => {
-    sessionStorage.removeItem(KEY);
-    sessionStorage.setItem(PORTAL, '1');
+    tabStore.remove(KEY);
+    tabStore.set(PORTAL, '1');
   },
   signOut: () => {
-    sessionStorage.removeItem(KEY);
-    sessionStorage.removeItem(PORTAL);
+    tabStore.remove(KEY);
+    tabStore.remove(PORTAL);
     info = null;
   },
   info: () => info,

@@ -45,12 +45,18 @@ async function boot(): Promise<Phase> {
   if (token) {
     try {
       await api('POST', '/portal-sessions/exchange', { token });
-      session.signInPortal();
     } catch (caught) {
-      // A reload of the frame shows the used link again: the tab's session may still hold.
-      if (!session.portal())
+      // A reload of the frame shows the used link again: the session its cookie holds may still be valid.
+      try {
+        session.signInPortal();
+        session.setInfo((await api<{ session: SessionInfo }>('GET', '/session')).session);
+        return { phase: 'signed-in' };
+      } catch {
+        session.signOut();
         return { phase: 'signed-out', notice: caught instanceof ApiFailure ? caught.detail : ENDED };
+      }
     }
+    session.signInPortal();
   }
   if (!session.signedIn()) return { phase: 'signed-out' };
   try {

@@ -23,9 +23,13 @@ export class StreamClient {
   ) {
     if (expiresAt !== undefined)
       this.expiry = setTimeout(() => this.end(), Math.max(0, Math.min(expiresAt - Date.now(), 2 ** 31 - 1)));
+    // Held from the start: a response that closes lets go of it, and a stream's socket is never reused.
+    const socket = response.socket;
     response.on('close', () => {
       this.closed = true;
       if (this.expiry) clearTimeout(this.expiry);
+      // Left open, it would hold the server's close (it has no request in flight, yet is not idle).
+      socket?.destroy();
     });
   }
 
