@@ -6,6 +6,7 @@ import {
   APP_CONFIG,
   AccountsService,
   ApiError,
+  ApiErrors,
   AppConfig,
   PortalSessionsService,
   RequestContext,
@@ -75,6 +76,8 @@ export class WebhookActivityController {
   })
   @ApiQuery({ name: 'interval', required: false, schema: { type: 'string', enum: ['hour', 'minute'] } })
   @ApiQuery({ name: 'webhook_endpoint_uuid', required: false, schema: { type: 'string', format: 'uuid' } })
+  // Another company's endpoint (or none) by uuid.
+  @ApiErrors(404)
   @ApiOkResponse({
     schema: { type: 'object', properties: { webhook_activity: ACTIVITY }, required: ['webhook_activity'] },
   })
