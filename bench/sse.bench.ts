@@ -69,7 +69,10 @@ function throughput(url: string, key: string, path: () => string): Promise<numbe
         headers: { authorization: `Bearer ${key}` },
         requests: [{ method: 'GET', setupRequest: (r: any) => ({ ...r, path: path() }) }],
       },
-      (error, result) => (error ? reject(error) : resolve(result.requests.average)),
+      (error, result) =>
+        error
+          ? reject(error instanceof Error ? error : new Error(String(error)))
+          : resolve(result.requests.average),
     ),
   );
 }
@@ -104,7 +107,7 @@ async function main() {
           body: JSON.stringify({ webhook_endpoint: { url: 'https://127.0.0.1:9443/none', events: ['*'] } }),
         })
       ).json()) as { webhook_endpoint: { uuid: string } };
-      const endpointUuid = endpoint.webhook_endpoint.uuid as string;
+      const endpointUuid = endpoint.webhook_endpoint.uuid;
       const warehouses: string[] = [];
       for (let i = 0; i < 200; i++) {
         const created = await fetch(`${url}/inventory/int/v1/warehouses`, {
