@@ -83,7 +83,7 @@ async function main() {
     const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
     await dataSource.initialize();
     const accounts = new AccountsService(dataSource);
-    const companies = [];
+    const companies: Awaited<ReturnType<AccountsService['createCompany']>>[] = [];
     for (let i = 0; i < COMPANIES; i++) companies.push(await accounts.createCompany(`SSE ${i}`));
     const api = startProcess('api', env);
     const url = `http://127.0.0.1:${PORT}`;
@@ -130,78 +130,77 @@ async function main() {
         `/inventory/int/v1/warehouses/${warehouses[Math.floor(Math.random() * warehouses.length)]}`;
       const list = () => '/inventory/int/v1/warehouses?limit=25&sort=name';
 
-      // Without streams: warm-up, then the rounds.
+      // Rounds of: GET one and list without streams, the streams connected, the same with them, then closed.
       await throughput(url, key, one);
       const without = { one: [] as number[], list: [] as number[] };
+      const withStreams = { one: [] as number[], list: [] as number[] };
+      const arrivals = new Map<string, number[]>();
+      const watched = Math.min(100, Math.floor(CLIENTS / COMPANIES));
+      // Company 0's first `watched` streams parse their events; every other one only reads.
+      const connectAll = async () => {
+        const streams: Stream[] = [];
+        for (let i = 0; i < CLIENTS; i += 250) {
+          const batch = [];
+          for (let j = i; j < Math.min(CLIENTS, i + 250); j++) {
+            const company = companies[j % COMPANIES];
+            const watch = j % COMPANIES === 0 && j / COMPANIES < watched;
+            let buffer = '';
+            const seen = new Set<string>();
+            const onData = (text: string) => {
+              buffer += text;
+              for (const match of buffer.matchAll(/"event_id":"(bench_\d+)"/g)) {
+                if (seen.has(match[1])) continue;
+                seen.add(match[1]);
+                arrivals.set(match[1], [...(arrivals.get(match[1]) ?? []), performance.now()]);
+              }
+              buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 1);
+            };
+            batch.push(openStream(company.api_key, watch ? onData : undefined));
+          }
+          streams.push(...(await Promise.all(batch)));
+        }
+        return streams;
+      };
+      let rssBefore = 0;
+      let rssAfter = 0;
+      let connectSeconds = 0;
+      let open = CLIENTS;
+      const latencies: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         without.one.push(await throughput(url, key, one));
         without.list.push(await throughput(url, key, list));
-      }
-      await sleep(2000);
-      const rssBefore = rssMb(api.pid!);
-
-      // The streams: company 0's first 100 are watched (their events parsed), every other one only read.
-      const arrivals = new Map<string, number[]>();
-      const watched = Math.min(100, Math.floor(CLIENTS / COMPANIES));
-      const streams: Stream[] = [];
-      const started = Date.now();
-      for (let i = 0; i < CLIENTS; i += 250) {
-        const batch = [];
-        for (let j = i; j < Math.min(CLIENTS, i + 250); j++) {
-          const company = companies[j % COMPANIES];
-          const watch = j % COMPANIES === 0 && j / COMPANIES < watched;
-          let buffer = '';
-          const seen = new Set<string>();
-          batch.push(
-            openStream(
-              company.api_key,
-              watch
-                ? (text) => {
-                    buffer += text;
-                    for (const match of buffer.matchAll(/"event_id":"(bench_\d+)"/g)) {
-                      if (seen.has(match[1])) continue;
-                      seen.add(match[1]);
-                      const list = arrivals.get(match[1]) ?? [];
-                      list.push(performance.now());
-                      arrivals.set(match[1], list);
-                    }
-                    buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 1);
-                  }
-                : undefined,
-            ),
-          );
+        await sleep(2000);
+        if (r === 0) rssBefore = rssMb(api.pid!);
+        const started = Date.now();
+        const streams = await connectAll();
+        if (r === 0) connectSeconds = (Date.now() - started) / 1000;
+        await sleep(5000);
+        if (r === 0) {
+          rssAfter = rssMb(api.pid!);
+          // A row of company 0 at a time, as the record stage writes it; its arrival at each watched stream.
+          for (let i = 0; i < ROWS; i++) {
+            const id = `bench_${i}`;
+            const at = performance.now();
+            await dataSource.query(
+              `INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, event_id, event, attempt, url,
+                 request_headers, request_body, duration_ms, status, sent_at)
+               VALUES ($1, $2, $3, 'order.updated', 1, 'http://127.0.0.1:9/none', '{}', '{}', 5, 'successful', now())`,
+              [companies[0].company.uuid, endpointUuid, id],
+            );
+            for (let wait = 0; (arrivals.get(id)?.length ?? 0) < watched && wait < 500; wait++)
+              await sleep(2);
+            for (const t of arrivals.get(id) ?? []) latencies.push(t - at);
+            await sleep(20);
+          }
         }
-        streams.push(...(await Promise.all(batch)));
-      }
-      const connectSeconds = (Date.now() - started) / 1000;
-      await sleep(5000);
-      const rssAfter = rssMb(api.pid!);
-
-      // A row of company 0 at a time, as the record stage writes it; its arrival at each watched stream.
-      const latencies: number[] = [];
-      for (let i = 0; i < ROWS; i++) {
-        const id = `bench_${i}`;
-        const at = performance.now();
-        await dataSource.query(
-          `INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, event_id, event, attempt, url,
-             request_headers, request_body, duration_ms, status, sent_at)
-           VALUES ($1, $2, $3, 'order.updated', 1, 'http://127.0.0.1:9/none', '{}', '{}', 5, 'successful', now())`,
-          [companies[0].company.uuid, endpointUuid, id],
-        );
-        for (let wait = 0; (arrivals.get(id)?.length ?? 0) < watched && wait < 500; wait++) await sleep(2);
-        for (const t of arrivals.get(id) ?? []) latencies.push(t - at);
-        await sleep(20);
+        withStreams.one.push(await throughput(url, key, one));
+        withStreams.list.push(await throughput(url, key, list));
+        open = Math.min(open, streams.filter((s) => s.res && !s.res.destroyed && s.res.readable).length);
+        for (const stream of streams) stream.req.destroy();
+        await sleep(2000);
       }
       latencies.sort((a, b) => a - b);
       const delivered = latencies.length;
-
-      const withStreams = { one: [] as number[], list: [] as number[] };
-      for (let r = 0; r < ROUNDS; r++) {
-        withStreams.one.push(await throughput(url, key, one));
-        withStreams.list.push(await throughput(url, key, list));
-      }
-      const open = streams.filter((s) => s.res && !s.res.destroyed && s.res.readable).length;
-      for (const stream of streams) stream.req.destroy();
 
       const best = (values: number[]) => Math.round(Math.max(...values));
       const result = {
