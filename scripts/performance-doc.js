@@ -177,7 +177,7 @@ npm run bench:sse        # writes bench/results/sse-latest.json
 ${n(s.settings.clients)} idle \`GET /int/v1/webhook-activity/stream\` streams of ${n(s.settings.companies)} companies on one api process
 (connected in ${s.connect_seconds} s; ${n(s.streams_open_at_end)} still open at the end), then ${n(s.settings.rows)} request-log rows of one
 company, inserted one at a time, each to be read by that company's ${s.settings.watched} streams. GET one and list are
-measured ${s.settings.rounds} × ${s.settings.duration_s} s each (the best round) before the streams connect and while they are connected.
+measured in ${s.settings.rounds} rounds of ${s.settings.duration_s} s each without the streams, then with them connected (the best round of each).
 
 - RSS of the api: ${n(s.rss_mb.before)} MB before, ${n(s.rss_mb.after)} MB with the streams: ${s.rss_kb_per_client} KB per stream.
 - From a row's INSERT to its arrival at each of the ${s.settings.watched} streams: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms
