@@ -3,7 +3,7 @@
 // the figures those files hold. Run it after a bench run: `node scripts/performance-doc.js`
 // (`--check` exits 1 when the page differs, as test/readme-docs.e2e-spec.ts does).
 'use strict';
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -192,6 +192,45 @@ ${table(
 )}`;
 }
 
+function soakSection(soak) {
+  const rows = soak.per_minute.map((m) => [
+    m.minute,
+    n(m.created_per_second),
+    m.p50_ms,
+    m.p99_ms,
+    m.total_mb.toFixed(1),
+    `${m.tables.webhook_events.partitions} / ${m.tables.webhook_request_logs.partitions}`,
+    n(m.tables.webhook_events.dead_tuples + m.tables.webhook_request_logs.dead_tuples),
+  ]);
+  const last = soak.last_half_total_mb;
+  return `## Data lifecycle: soak
+
+\`\`\`sh
+npm run bench:soak            # writes bench/results/soak-latest.json
+\`\`\`
+
+Warehouses created at ${n(soak.rate_per_second)}/s for ${soak.minutes} minutes, each delivered to one endpoint, with
+${soak.partition_interval} partitions and ${soak.retention} retention for \`webhook_events\` and \`webhook_request_logs\`
+(see [data lifecycle](data-lifecycle.md)). Latency is from a create's 201 to the receipt of its webhook.
+
+${table(
+  [
+    'minute',
+    'creates/s',
+    'p50 ms',
+    'p99 ms',
+    'size MB (both tables)',
+    'partitions (events / logs)',
+    'dead tuples',
+  ],
+  rows,
+)}
+
+- ${n(soak.created)} created, ${n(soak.delivered)} delivered, ${soak.failed_creates} failed creates, ${soak.undelivered} undelivered.
+- Size over the last half of the run: ${last.min}–${last.max} MB, ±${(soak.last_half_spread_of_mean * 100).toFixed(1)} % of its
+  mean ${last.mean} MB (target ±15 %); the highest p99 of a minute ${soak.max_p99_ms} ms (target < 100 ms).`;
+}
+
 function page() {
   return `# Performance
 
@@ -207,7 +246,11 @@ ${apiSection(results('latest.json'))}
 ${scaleSection(results('scale.json'))}
 
 ${webhooksSection(results('webhooks-latest.json'))}
-${existsSync(join(ROOT, 'bench', 'results', 'sse-latest.json')) ? `\n${sseSection(results('sse-latest.json'))}\n` : ''}`;
+
+${soakSection(results('soak-latest.json'))}
+
+${sseSection(results('sse-latest.json'))}
+`;
 }
 
 module.exports = { page };

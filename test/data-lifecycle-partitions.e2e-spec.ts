@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { INestApplicationContext } from '@nestjs/common';
+import { Params, ResourceRegistry, pageStatement, parseListQuery } from '@wharf/core';
 import { EVENTS, REQUEST_LOGS, listPartitions } from '@wharf/webhooks';
 import { Client } from 'pg';
 import { CLI, runNode } from './support/processes';
@@ -12,6 +13,7 @@ import { Receiver } from './support/receiver';
 import { TestApi, startApi, testConfig } from './support/test-app';
 import { FAST_WEBHOOKS, createEndpoint, sql, warehouse } from './support/webhooks';
 import { startWorker } from './support/worker';
+import { PartitionMaintainer } from '@wharf/webhooks/worker';
 
 const W = '/inventory/int/v1/warehouses';
 const E = '/int/v1/webhook-endpoints';
@@ -40,6 +42,9 @@ describe('time partitions: an interval of seconds', () => {
   let worker: INestApplicationContext;
   let receiver: Receiver;
   let client: Client;
+  let acme: TestCompany;
+  let endpoint: Awaited<ReturnType<typeof createEndpoint>>['endpoint'];
+  let sent = 0;
   // Writes as fast as they go for seconds: past the default per-key limit on an idle machine (429s).
   const env = { ...FAST_WEBHOOKS, WEBHOOKS_PARTITION_INTERVAL: '1s', RATE_LIMIT_PER_MINUTE: '100000' };
 
@@ -79,8 +84,8 @@ describe('time partitions: an interval of seconds', () => {
 
   it('writes never fail across partition boundaries; each row lands in its interval, none in the default', async () => {
     worker = await startWorker(api.config);
-    const acme: TestCompany = await createCompany(api, 'Boundaries');
-    const { endpoint } = await createEndpoint(api, acme, `${receiver.url}/b`, ['warehouse.created']);
+    acme = await createCompany(api, 'Boundaries');
+    ({ endpoint } = await createEndpoint(api, acme, `${receiver.url}/b`, ['warehouse.created']));
     const before = (await listPartitions(client, EVENTS)).length;
     const until = Date.now() + 6_000; // twice the partitions migrate made ahead
     const statuses: number[] = [];
@@ -112,7 +117,113 @@ describe('time partitions: an interval of seconds', () => {
       return rows.length === statuses.length && rows;
     });
     expect(logs.map((l) => l.part)).not.toContain('webhook_request_logs_default');
+    sent = statuses.length;
   }, 40_000);
+
+  it('request logs spread over partitions are searched, sorted and paged by keyset as one list', async () => {
+    expect(sent).toBeGreaterThan(20);
+    const rows = await sql(
+      api,
+      `SELECT uuid, sent_at, tableoid::regclass::text AS part FROM webhook_request_logs
+       WHERE company_uuid = $1 ORDER BY sent_at, uuid`,
+      [acme.uuid],
+    );
+    const parts = [...new Set(rows.map((r) => r.part as string))];
+    expect(parts.length).toBeGreaterThanOrEqual(4);
+
+    const get = async (query: string) => {
+      const res = await http(api.url, 'GET', `${L}?${query}`, { key: acme.key });
+      expect({ query, status: res.status }).toEqual({ query, status: 200 });
+      return res.body;
+    };
+    /** Walks a list by `meta.next_cursor` in small pages: the uuids in the order served. */
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await get(`${query}&limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...page.webhook_request_logs.map((l: { uuid: string }) => l.uuid));
+        cursor = page.meta.next_cursor;
+      } while (cursor);
+      return seen;
+    };
+    const times = new Map(rows.map((r) => [r.uuid as string, new Date(r.sent_at).getTime()]));
+    /** Each of `expected` once, in sent_at order (ties in any order: the list breaks them by its own key). */
+    const expectWalk = (seen: string[], expected: string[], direction: 1 | -1) => {
+      expect(seen).toHaveLength(expected.length);
+      expect([...seen].sort()).toEqual([...expected].sort());
+      seen
+        .slice(1)
+        .forEach((u, i) =>
+          expect(direction * (times.get(u)! - times.get(seen[i])!)).toBeGreaterThanOrEqual(0),
+        );
+    };
+    const all = rows.map((r) => r.uuid as string);
+    expectWalk(await walk('sort=sent_at'), all, 1);
+    expectWalk(await walk('sort=-sent_at'), all, -1);
+    expect(new Set(await walk('sort=-created_at')).size).toBe(sent);
+
+    // Search (url and event, through the search keys) and filters reach every partition.
+    expect((await get('query=/b&limit=1')).meta.total).toBe(sent);
+    expect((await get('event=warehouse.created&status=successful&limit=1')).meta.total).toBe(sent);
+    expectWalk(await walk('query=/b&sort=sent_at'), all, 1);
+
+    // A sent_at range over one middle partition: its rows only, and only that partition is scanned.
+    const [, middle] = parts;
+    const bounds = (await listPartitions(client, REQUEST_LOGS)).find((p) => p.name === middle)!;
+    const inside = rows.filter((r) => r.part === middle);
+    const from = new Date(bounds.from).toISOString();
+    const to = new Date(bounds.to).toISOString();
+    const ranged = `sent_at_gte=${from}&sent_at_lt=${to}&sort=sent_at`;
+    expectWalk(
+      await walk(ranged),
+      inside.map((r) => r.uuid as string),
+      1,
+    );
+
+    const def = api.app.get(ResourceRegistry).get('webhook-request-log');
+    const params = new Params();
+    const parsed = parseListQuery({ sent_at_gte: from, sent_at_lt: to, sort: 'sent_at' }, def, params);
+    const text = pageStatement(def, acme.uuid, parsed, params, parsed.limit + 1, undefined, parsed.search);
+    const [plan] = await sql(api, `EXPLAIN (FORMAT JSON) ${text}`, params.values);
+    const scanned = [
+      ...JSON.stringify(plan['QUERY PLAN']).matchAll(/"Relation Name":"(webhook_request_logs[^"]*)"/g),
+    ].map((m) => m[1]);
+    expect(new Set(scanned)).toEqual(new Set([middle]));
+  }, 30_000);
+
+  it("the worker vacuums and analyzes the tables delivery churns, whatever autovacuum's settings", async () => {
+    const stat = async () =>
+      Object.fromEntries(
+        (
+          await sql(
+            api,
+            `SELECT relname, n_dead_tup::int AS dead, last_vacuum IS NOT NULL AS vacuumed,
+               last_analyze IS NOT NULL AS analyzed
+             FROM pg_stat_user_tables WHERE relname IN ('webhook_deliveries', 'webhook_events_undispatched')`,
+          )
+        ).map((r) => [r.relname, r]),
+      );
+    // Every delivery of the run above was a row inserted, updated and deleted (statistics arrive within a second).
+    await eventually(async () => (await stat()).webhook_deliveries?.dead >= sent);
+    const before = await stat();
+    expect(before.webhook_deliveries.vacuumed).toBe(false);
+
+    const done = await worker.get(PartitionMaintainer).upkeep({ minDeadRows: sent, minModifiedRows: sent });
+    expect(done).toEqual(expect.arrayContaining([{ table: 'webhook_deliveries', work: 'vacuum' }]));
+    const after = await eventually(async () => {
+      const now = await stat();
+      return now.webhook_deliveries.vacuumed && now;
+    });
+    expect(after.webhook_deliveries.analyzed).toBe(true);
+    expect(after.webhook_deliveries.dead).toBeLessThan(before.webhook_deliveries.dead);
+    // Within the limits nothing is left to do: the next round does nothing.
+    await eventually(async () =>
+      (await worker.get(PartitionMaintainer).upkeep({ minDeadRows: sent, minModifiedRows: sent })).every(
+        (u) => u.table !== 'webhook_deliveries',
+      ),
+    );
+  }, 30_000);
 });
 
 describe('retention: whole partitions dropped, never a DELETE; what a delivery needs is kept', () => {

@@ -94,6 +94,16 @@ export const PARTITIONS_AHEAD = 3;
 /** Partition upkeep runs at least this often (and once per interval when that is shorter). */
 export const MAINTAIN_MAX_INTERVAL_MS = 60_000;
 /**
+ * The worker vacuums a churned table (store/upkeep.sql.ts) once it has this many dead rows and they are
+ * UPKEEP_DEAD_RATIO of its live ones: a queue table holds few live rows, and autovacuum's default scale
+ * (or autovacuum turned off) lets its dead ones pile up until statements walk them.
+ */
+export const UPKEEP_MIN_DEAD_ROWS = 10_000;
+export const UPKEEP_DEAD_RATIO = 0.2;
+/** Statistics are gathered again after this many changed rows (and this share of the live ones). */
+export const UPKEEP_MIN_MODIFIED_ROWS = 10_000;
+export const UPKEEP_MODIFIED_RATIO = 0.1;
+/**
  * Attaching, detaching or dropping a partition waits at most this long for its lock, then gives up until
  * the next round: queued behind a long reader, it would stall every write behind it.
  */

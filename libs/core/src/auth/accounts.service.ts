@@ -25,12 +25,12 @@ const SUMMARY = 'uuid AS id, uuid, name, prefix, last_four, last_used_at, revoke
 const CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 
-// One-shot: no Hash object per request (the key is hashed on every request, before the cache lookup).
 export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 /** Companies and their API keys: used by the CLI, the key management routes and the auth guard. */
 export class AccountsService {
-  private readonly cache = new Map<string, { caller: Caller; until: number }>();
+  // By the key as sent: a hit costs no hash (the hash is kept to drop the entry when its key is revoked).
+  private readonly cache = new Map<string, { caller: Caller; hash: string; until: number }>();
   private readonly lastUsedWrites = new Map<string, number>();
   private readonly active = new Map<string, { active: boolean; until: number }>();
 
@@ -91,7 +91,7 @@ export class AccountsService {
       companyUuid ? [uuid, companyUuid] : [uuid],
     );
     if (!row) return undefined;
-    this.cache.delete(row.key_hash);
+    for (const [key, entry] of this.cache) if (entry.hash === row.key_hash) this.cache.delete(key);
     this.active.delete(row.uuid);
     delete row.key_hash;
     return row;
@@ -99,17 +99,19 @@ export class AccountsService {
 
   /** The caller behind a key, or undefined. Malformed keys never reach the database. */
   async authenticate(key: string): Promise<Caller | undefined> {
+    const cached = this.cache.get(key);
+    if (cached && cached.until > Date.now()) return cached.caller;
     if (!isWellFormedApiKey(key)) return undefined;
     const hash = hashApiKey(key);
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.caller;
     const [row] = await this.dataSource.query(
       'SELECT uuid, company_uuid, key_hash, platform FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [hash],
     );
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
     const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid, platform: row.platform === true };
-    this.cache.set(hash, { caller, until: Date.now() + CACHE_MS });
+    if (cached) this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
+    this.cache.set(key, { caller, hash, until: Date.now() + CACHE_MS });
+    this.evictExpired();
     this.touch(caller.apiKeyUuid);
     return caller;
   }
@@ -124,6 +126,15 @@ export class AccountsService {
     );
     this.active.set(apiKeyUuid, { active: rows.length > 0, until: Date.now() + CACHE_MS });
     return rows.length > 0;
+  }
+
+  /** Drops the expired entries at the front (insertion order is expiry order). */
+  private evictExpired(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.cache) {
+      if (entry.until > now) return;
+      this.cache.delete(key);
+    }
   }
 
   /** Records last_used_at at most once a minute per key, off the request path. */

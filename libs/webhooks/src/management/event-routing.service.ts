@@ -3,7 +3,7 @@ import { ApiError, BODY_POINTER, RequestContext, attributePointer } from '@wharf
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { checkFilter } from '../filters/endpoint-filter';
 import { FilterEvaluator, FilterVerdict } from '../filters/filter-evaluator';
-import { OPERATIONAL_EVENTS } from '../outbox/operational-events';
+import { isOperational, subscribes } from '../outbox/operational-events';
 import { DeliveryStore, EventRoutingRow } from '../store/delivery.store';
 import { readActionBody } from './action-body';
 import { FilterTestDto } from './filter-test.dto';
@@ -32,8 +32,6 @@ const DETAIL: Record<RoutingReason, string> = {
   no_delivery:
     'The endpoint matches now but has no delivery: it was disabled, or filtered otherwise, when the event was fanned out.',
 };
-
-const isOperational = (name: string) => (OPERATIONAL_EVENTS as readonly string[]).includes(name);
 
 /**
  * Why events did or did not reach endpoints: `GET /events/:event_id/routing` for every endpoint of the
@@ -124,9 +122,7 @@ export class EventRoutingService {
     const name = (JSON.parse(payload) as { event?: unknown }).event;
     return {
       ...verdict,
-      subscribed:
-        endpoint.events.includes(String(name)) ||
-        (endpoint.events.includes('*') && !isOperational(String(name))),
+      subscribed: subscribes(endpoint.events, String(name)),
     };
   }
 }

@@ -17,6 +17,7 @@ import {
   PENDING_IN_EVENT_RANGE,
 } from './retention.sql';
 import { EVENT_ROUTING } from './routing.sql';
+import { CHURN_STATS, CHURN_TABLES, ChurnStats, ChurnTable, vacuumStatement } from './upkeep.sql';
 
 /** A connection in a transaction of the caller's (retention checks and drops under its partition lock). */
 export interface InTransaction {
@@ -185,5 +186,15 @@ export class DeliveryStore {
   /** Retention: deletes the failed deliveries of these events, going with them. */
   async dropFailedOfEvents(client: InTransaction, events: string[]): Promise<void> {
     await client.query(DROP_FAILED_OF_EVENTS, [events]);
+  }
+
+  /** Dead rows and statistics of the tables delivery churns (upkeep.sql.ts). */
+  async churnStats(): Promise<ChurnStats[]> {
+    return (await this.pool.query(CHURN_STATS, [CHURN_TABLES])).rows;
+  }
+
+  /** VACUUM (ANALYZE), or ANALYZE alone, of one of them: outside any transaction. */
+  async vacuum(table: ChurnTable, vacuum: boolean): Promise<void> {
+    await this.pool.query(vacuumStatement(table, vacuum));
   }
 }

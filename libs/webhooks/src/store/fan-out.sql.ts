@@ -1,4 +1,4 @@
-import { OPERATIONAL_EVENTS_SQL } from '../outbox/operational-events';
+import { OPERATIONAL_EVENTS_SQL, subscribesSql } from '../outbox/operational-events';
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 import { FAN_OUT_BATCH } from '../tuning';
 import { firstWaitingAt, windowRoom } from './admission.sql';
@@ -53,7 +53,7 @@ WITH queued AS (
   -- into a join that read every enabled endpoint of every company).
   CROSS JOIN LATERAL (
     SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
-    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND (ep.events ? c.name OR ep.events ? '*' AND NOT c.operational)
+    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND ${subscribesSql('ep.events', 'c.name', 'c.operational')}
       AND (ep.filter_path IS NULL OR jsonb_path_match(c.payload::jsonb, ep.filter_path, ep.filter_vars))
       AND ep.uuid IS DISTINCT FROM c.about
     OFFSET 0

@@ -1,4 +1,4 @@
-import { OPERATIONAL_EVENTS_SQL } from '../outbox/operational-events';
+import { OPERATIONAL_EVENTS_SQL, subscribesSql } from '../outbox/operational-events';
 import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
 
 /**
@@ -11,7 +11,7 @@ export const EVENT_ROUTING = `
 SELECT e.name, e.payload::text AS payload, e.created_at AS event_created_at,
   EXISTS (SELECT 1 FROM ${UNDISPATCHED_EVENTS} u WHERE u.id = e.id) AS pending,
   ep.uuid AS endpoint, ep.url, ep.status AS endpoint_status, ep.filter, ep.created_at > e.created_at AS created_after,
-  (ep.events ? e.name OR ep.events ? '*' AND NOT e.name = ANY(${OPERATIONAL_EVENTS_SQL})) AS subscribed, d.status AS delivery_status, d.attempts,
+  ${subscribesSql('ep.events', 'e.name', `e.name = ANY(${OPERATIONAL_EVENTS_SQL})`)} AS subscribed, d.status AS delivery_status, d.attempts,
   (SELECT count(*) FROM webhook_request_logs l
    WHERE l.event_id = e.event_id AND l.webhook_endpoint_uuid = ep.uuid AND NOT l.test)::int AS logged_attempts,
   EXISTS (SELECT 1 FROM webhook_request_logs l WHERE l.event_id = e.event_id AND l.webhook_endpoint_uuid = ep.uuid

@@ -11,6 +11,7 @@ import {
   PENDING_IN_EVENT_RANGE,
 } from './retention.sql';
 import { EVENT_ROUTING } from './routing.sql';
+import { CHURN_STATS } from './upkeep.sql';
 
 /**
  * Every statement over webhook_deliveries, by the name of its snapshot (snapshots/<name>.sql): the text
@@ -36,4 +37,5 @@ export const DELIVERY_STATEMENTS: Record<string, string> = {
   'drop-failed-of-events': DROP_FAILED_OF_EVENTS,
   'company-deliveries': COMPANY_DELIVERIES,
   'event-routing': EVENT_ROUTING,
+  'churn-stats': CHURN_STATS,
 };

@@ -8,6 +8,7 @@ import { PeriodicTask } from '../recovery/periodic-task';
 import { EVENTS, REQUEST_LOGS } from './partitioned-tables';
 import { ensurePartitions } from './partitions';
 import { applyRetention } from './retention';
+import { UPKEEP_LIMITS, Upkeep, UpkeepLimits, upkeepOf } from './table-upkeep';
 
 const DAY_MS = 86_400_000;
 
@@ -15,7 +16,8 @@ const DAY_MS = 86_400_000;
  * The upkeep of the partitioned tables, once per partition interval (at least every
  * MAINTAIN_MAX_INTERVAL_MS): partitions created PARTITIONS_AHEAD intervals ahead, so no insert waits for
  * one, then retention: partitions past WEBHOOKS_EVENT_RETENTION_DAYS / WEBHOOKS_LOG_RETENTION_DAYS archived
- * (WEBHOOKS_ARCHIVE_DIR) and dropped. Every worker runs it; two at once serialise on the tables' locks.
+ * (WEBHOOKS_ARCHIVE_DIR) and dropped; then the tables delivery churns are vacuumed and analyzed as they
+ * need (table-upkeep.ts). Every worker runs it; two at once serialise on the tables' locks.
  */
 @Injectable()
 export class PartitionMaintainer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -35,10 +37,18 @@ export class PartitionMaintainer implements OnApplicationBootstrap, OnApplicatio
     this.periodic.start(Math.min(this.config.webhooks.partitionIntervalMs, MAINTAIN_MAX_INTERVAL_MS));
   }
 
-  /** One round: partitions ahead, then retention. */
+  /** One round: partitions ahead, retention, then the churned tables' upkeep. */
   async maintain(): Promise<void> {
     await this.ensureAhead();
     await this.purge();
+    await this.upkeep();
+  }
+
+  /** VACUUM / ANALYZE of the churned tables that need it; returns what it did. */
+  async upkeep(limits: UpkeepLimits = UPKEEP_LIMITS): Promise<Upkeep[]> {
+    const work = upkeepOf(await this.store.churnStats(), limits);
+    for (const { table, work: what } of work) await this.store.vacuum(table, what === 'vacuum');
+    return work;
   }
 
   /** Creates the partitions ahead that are missing; returns their names. */

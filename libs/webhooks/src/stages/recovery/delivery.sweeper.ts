@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { Queue } from 'bullmq';
 import { deliveryJobs } from '../../jobs/delivery-batching';
 import { DELIVERY_QUEUE, deliveryBatchJobId, deliveryJobId } from '../../jobs/delivery-job';
-import { DeliveryStore } from '../../store/delivery.store';
+import { AdmittedDelivery, DeliveryStore } from '../../store/delivery.store';
 import { SWEEP_MAX_INTERVAL_MS, SWEEP_MIN_INTERVAL_MS } from '../../tuning';
 import { maxAttempts } from '../../retry-schedule';
 import { PeriodicTask } from './periodic-task';
@@ -40,23 +40,23 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     // Redis first, PostgreSQL again after: a job that finished between the two reads has recorded its
     // attempt (the delivery is no longer admitted), so it is not queued a second time. A first attempt
     // may be in its admission's batch job or, admitted alone, in a job of its own; a retry is always alone.
-    const batches = new Map<string, boolean>();
-    const lost: string[] = [];
-    for (const delivery of late) {
-      if (delivery.attempts === 0) {
-        const batchId = deliveryBatchJobId(delivery.endpoint, delivery.admission);
-        let exists = batches.get(batchId);
-        if (exists === undefined) batches.set(batchId, (exists = !!(await this.queue.getJob(batchId))));
-        if (exists) continue;
-      }
-      if (!(await this.queue.getJob(deliveryJobId(delivery.uuid, delivery.attempts))))
-        lost.push(delivery.uuid);
-    }
+    const batchOf = (d: AdmittedDelivery) => deliveryBatchJobId(d.endpoint, d.admission);
+    const jobOf = (d: AdmittedDelivery) => deliveryJobId(d.uuid, d.attempts);
+    const batches = await this.existingJobs([...new Set(late.filter((d) => !d.attempts).map(batchOf))]);
+    const alone = late.filter((d) => d.attempts || !batches.has(batchOf(d)));
+    const jobs = await this.existingJobs(alone.map(jobOf));
+    const lost = alone.filter((d) => !jobs.has(jobOf(d))).map((d) => d.uuid);
     const rows = await this.store.jobRows(lost);
     if (!rows.length) return 0;
     await this.queue.addBulk(deliveryJobs(rows, maxAttempts(this.config.webhooks.retrySchedule)));
     this.logger.log({ msg: `re-enqueued ${rows.length} deliveries that had no job`, count: rows.length });
     return rows.length;
+  }
+
+  /** Which of these jobs exist: asked all at once (ioredis pipelines them), not one round trip each. */
+  private async existingJobs(ids: string[]): Promise<Set<string>> {
+    const jobs = await Promise.all(ids.map((id) => this.queue.getJob(id)));
+    return new Set(ids.filter((_, i) => jobs[i]));
   }
 
   async onApplicationShutdown(): Promise<void> {
