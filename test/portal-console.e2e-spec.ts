@@ -291,6 +291,35 @@ suite('the console as an embedded company portal, live, in Chromium', () => {
     }
   });
 
+  it('shows the event catalog with each event’s schema and example, and sends one as a test', async () => {
+    const endpoint = (
+      await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+        key: acme.key,
+        body: { webhook_endpoint: { url: `${receiver.url}/catalog`, events: ['*'] } },
+      })
+    ).body.webhook_endpoint;
+    const { context, frame } = await embed(await portalUrl(acme));
+    try {
+      await frame.getByRole('link', { name: 'Event catalog' }).click();
+      const panel = frame.getByRole('region', { name: 'warehouse.created' });
+      await panel.waitFor();
+      await panel.getByText('Example', { exact: true }).click();
+      const example = JSON.parse((await panel.getByTestId('example-warehouse.created').textContent())!);
+      expect(JSON.stringify(example)).toContain('warehouse.created');
+      await panel.getByText('JSON Schema', { exact: true }).click();
+      expect(await panel.locator('details pre').nth(1).textContent()).toContain('"properties"');
+      await panel.getByLabel('Send as a test to').selectOption(endpoint.uuid);
+      await panel.getByRole('button', { name: 'Send this as a test' }).click();
+      await panel.getByTestId('catalog-test-result').getByText('200').waitFor();
+      const sent = receiver.requests
+        .filter((r) => r.path === '/catalog')
+        .map((r) => JSON.parse(r.body).event);
+      expect(sent).toEqual(['warehouse.created']);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('charts the counts the request log holds for a seeded hour', async () => {
     const company = await createCompany(api, 'Portal Chart');
     const endpoint = (
