@@ -105,6 +105,7 @@ describe('webhook activity: the chart’s counts and the live stream of the log'
     before.close();
     const missed = [await sendTest(acme, endpoint), await sendTest(acme, endpoint)];
     const after = await stream(acme.key, { 'last-event-id': seen.id! });
+    await after.next(logOf(missed[0]));
     await after.next(logOf(missed[1]));
     const replayed = after.events.filter((e) => e.data.webhook_endpoint_uuid === endpoint);
     expect(replayed.map((e) => e.data.uuid)).toEqual(missed);

@@ -53,20 +53,20 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
 
   /** Adds a client, then replays what it missed since `lastEventId` (a reconnect). */
   async subscribe(client: StreamClient, lastEventId?: string): Promise<void> {
+    const position = positionOf(lastEventId);
+    if (position) client.hold();
     let feed = this.feeds.get(client.company);
     if (!feed) this.feeds.set(client.company, (feed = { clients: new Set(), seen: new Map() }));
     feed.clients.add(client);
     client.onClose(() => this.unsubscribe(client));
     this.heartbeat ??= setInterval(() => void this.beat(), HEARTBEAT_MS);
-    const position = positionOf(lastEventId);
     if (!position) return;
-    const rows: StreamRow[] = await this.dataSource.query(ROWS_AFTER, [
-      client.company,
-      position.us,
-      position.id,
-      PAGE,
-    ]);
-    for (const row of rows) client.write(rowEvent(row));
+    let rows: StreamRow[] = [];
+    try {
+      rows = await this.dataSource.query(ROWS_AFTER, [client.company, position.us, position.id, PAGE]);
+    } finally {
+      client.replay(rows.map((row) => ({ chunk: rowEvent(row), uuid: row.uuid })));
+    }
   }
 
   private unsubscribe(client: StreamClient): void {
@@ -146,7 +146,7 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
         feed.seen.set(row.uuid, sent);
         feed.newest = Math.max(feed.newest ?? sent, sent);
         const event = rowEvent(row);
-        for (const client of feed.clients) client.write(event);
+        for (const client of feed.clients) client.write(event, row.uuid);
       }
       if (rows.length < PAGE) break;
       const last = rows[rows.length - 1];

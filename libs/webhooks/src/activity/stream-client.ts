@@ -13,6 +13,7 @@ const MAX_BUFFERED = 1024 * 1024;
 /** One Server-Sent Events response: writes events, heartbeat comments, and ends at the session's expiry. */
 export class StreamClient {
   private closed = false;
+  private held?: { chunk: string; uuid?: string }[];
   private readonly expiry?: NodeJS.Timeout;
 
   constructor(
@@ -38,14 +39,34 @@ export class StreamClient {
     else this.response.on('close', listener);
   }
 
-  write(chunk: string): void {
+  /** Sends an event, or keeps it while a replay runs (`uuid`: the log row it carries, if any). */
+  write(chunk: string, uuid?: string): void {
+    if (this.held) this.held.push({ chunk, uuid });
+    else this.send(chunk);
+  }
+
+  /** Keeps live events back until `replay`: a reconnecting client gets what it missed first, in order. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Sends the missed rows, then the live events kept meanwhile that are not among them. */
+  replay(rows: { chunk: string; uuid: string }[]): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    const replayed = new Set(rows.map((row) => row.uuid));
+    for (const row of rows) this.send(row.chunk);
+    for (const event of held) if (!event.uuid || !replayed.has(event.uuid)) this.send(event.chunk);
+  }
+
+  private send(chunk: string): void {
     if (this.closed) return;
     if (this.response.writableLength > MAX_BUFFERED) this.end();
     else this.response.write(chunk);
   }
 
   ping(): void {
-    this.write(':\n\n');
+    this.send(':\n\n');
   }
 
   end(): void {
