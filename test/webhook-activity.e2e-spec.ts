@@ -140,6 +140,27 @@ describe('webhook activity: the chart’s counts and the live stream of the log'
     expect(row.n).toBe(1);
   });
 
+  it('ends the stream of a portal session at the heartbeat after its revocation; its cookie then gets 401', async () => {
+    const opened = await http(api.url, 'POST', '/int/v1/portal-sessions', { key: acme.key, body: {} });
+    const exchanged = await http(api.url, 'POST', '/int/v1/portal-sessions/exchange', {
+      body: { token: opened.body.portal_session.token },
+    });
+    const cookie = /^(wharf_portal=[^;]+)/.exec(exchanged.headers.get('set-cookie') ?? '')![1];
+    const client = await stream(acme.key, {});
+    const portal = await openEventStream(`${api.url}${STREAM}`, { cookie });
+    streams.push(portal);
+    expect(portal.status).toBe(200);
+    const endpoint = await endpointOf(acme, '/portal-stream');
+    await portal.next(logOf(await sendTest(acme, endpoint)));
+    await http(api.url, 'DELETE', `/int/v1/portal-sessions/${opened.body.portal_session.uuid}`, {
+      key: acme.key,
+    });
+    await portal.ended;
+    // The key's stream, on the same heartbeat, is still open and still gets rows.
+    await client.next(logOf(await sendTest(acme, endpoint)));
+    expect((await http(api.url, 'GET', STREAM, { headers: { cookie } })).status).toBe(401);
+  }, 30_000);
+
   it('refuses a stream without a key (401) or with a query parameter (400)', async () => {
     expect((await http(api.url, 'GET', STREAM)).status).toBe(401);
     expect(
