@@ -320,6 +320,24 @@ suite('the console as an embedded company portal, live, in Chromium', () => {
     }
   });
 
+  it('may be framed only by the pages of PORTAL_FRAME_ANCESTORS', async () => {
+    const served = await fetch(`${api.url}/console/`);
+    expect(served.headers.get('content-security-policy')).toBe(`frame-ancestors ${host.origin}`);
+    // The same host app on an origin not listed: the browser refuses to show the console in its frame.
+    const other = await hostApp();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      const blocked = other.origin.replace('localhost', '127.0.0.1');
+      const framed = page.waitForEvent('framenavigated', (f) => f !== page.mainFrame());
+      await page.goto(`${blocked}/?src=${encodeURIComponent(await portalUrl(acme))}`);
+      expect((await framed).url()).toMatch(/^chrome-error:/);
+    } finally {
+      await context.close();
+      await new Promise((resolve) => other.server.close(resolve));
+    }
+  });
+
   it('charts the counts the request log holds for a seeded hour', async () => {
     const company = await createCompany(api, 'Portal Chart');
     const endpoint = (
