@@ -32,6 +32,9 @@ import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-sto
 import { RouteEndpoints1700000000113 } from './migrations/1700000000113-route-endpoints';
 import { PartitionEventsAndLogs1700000000114 } from './migrations/1700000000114-partition-events-and-logs';
 import { CreateErasures1700000000115 } from './migrations/1700000000115-create-erasures';
+import { NotifyActivity1700000000116 } from './migrations/1700000000116-notify-activity';
+import { ActivityHub } from './activity/activity-hub';
+import { WebhookActivityController } from './activity/webhook-activity.controller';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
@@ -72,6 +75,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     RouteEndpoints1700000000113,
     PartitionEventsAndLogs1700000000114,
     CreateErasures1700000000115,
+    NotifyActivity1700000000116,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -82,8 +86,10 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ErasuresController,
     EventRoutingController,
     EndpointRoutingController,
+    WebhookActivityController,
   ],
   providers: [
+    ActivityHub,
     DeliveryQueueCloser,
     OutboxWriter,
     WebhookEndpointsService,

@@ -55,6 +55,8 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** When set, the queue dashboard is mounted at /admin/queues behind this token. */
   adminToken: string | undefined;
+  /** The CSP `frame-ancestors` sources of the console: who may embed it (the company portal) in a frame. */
+  portalFrameAncestors: string[];
   webhooks: WebhooksConfig;
 }
 
@@ -161,6 +163,31 @@ function durations(env: Env, name: string, fallback: string): number[] {
   }
 }
 
+/**
+ * PORTAL_FRAME_ANCESTORS: the pages that may frame the console, as CSP `frame-ancestors` sources: `'self'`,
+ * `'none'`, or origins (`https://app.example.com`, `https://*.example.com`). Default `'self'`.
+ */
+function frameAncestors(env: Env): string[] {
+  const raw = read(env, 'PORTAL_FRAME_ANCESTORS', "'self'");
+  const sources = raw.split(/[\s,]+/).filter(Boolean);
+  for (const source of sources) {
+    // Quoted keywords, or scheme://host[:port] where the host may start with one `*.` label.
+    const ok =
+      source === "'self'" ||
+      source === "'none'" ||
+      /^https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/.test(source) ||
+      /^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(source);
+    if (!ok)
+      throw new ConfigError(
+        'PORTAL_FRAME_ANCESTORS',
+        `must be 'self', 'none' or a comma list of origins such as https://app.example.com, got "${source}"`,
+      );
+  }
+  if (sources.includes("'none'") && sources.length > 1)
+    throw new ConfigError('PORTAL_FRAME_ANCESTORS', "'none' cannot be combined with other sources");
+  return sources;
+}
+
 /** `*` or a comma list of exact origins (`https://app.example.com`); any origin in development, none in production. */
 function corsOrigins(env: Env, nodeEnv: NodeEnv): '*' | string[] {
   const raw = read(env, 'CORS_ORIGINS', nodeEnv === 'production' ? '' : '*');
@@ -264,6 +291,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsPort: integer(env, 'METRICS_PORT', 0, 0, 65535),
     metricsToken: secret(env, 'METRICS_TOKEN'),
     adminToken: secret(env, 'ADMIN_TOKEN'),
+    portalFrameAncestors: frameAncestors(env),
     webhooks: {
       retrySchedule,
       timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15000, 1, 600_000),
