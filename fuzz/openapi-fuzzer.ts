@@ -386,6 +386,8 @@ export function operationsOf(document: Schema): Operation[] {
     for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
       const operation = item[method];
       if (!operation) continue;
+      // An event stream never ends: reading its answer would hold the run (test/webhook-activity covers it).
+      if (operation.responses?.['200']?.content?.['text/event-stream']) continue;
       operations.push({
         method,
         path,

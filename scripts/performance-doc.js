@@ -174,6 +174,33 @@ ${table(
   ${t.noisy_neighbour_p99_ms} ms.`;
 }
 
+function sseSection(s) {
+  const t = s.throughput_rps;
+  const r = s.row_to_clients_ms;
+  return `## Live activity streams (Server-Sent Events)
+
+\`\`\`sh
+npm run bench:sse        # writes bench/results/sse-latest.json
+\`\`\`
+
+${n(s.settings.clients)} idle \`GET /int/v1/webhook-activity/stream\` streams of ${n(s.settings.companies)} companies on one api process
+(connected in ${s.connect_seconds} s; ${n(s.streams_open_at_end)} still open at the end), then ${n(s.settings.rows)} request-log rows of one
+company, inserted one at a time, each to be read by that company's ${s.settings.watched} streams. GET one and list are
+measured in ${s.settings.rounds} rounds of ${s.settings.duration_s} s each without the streams, then with them connected (the best round of each).
+
+- RSS of the api: ${n(s.rss_mb.before)} MB before, ${n(s.rss_mb.after)} MB with the streams: ${s.rss_kb_per_client} KB per stream.
+- From a row's INSERT to its arrival at each of the ${s.settings.watched} streams: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms
+  (${n(r.deliveries)} of ${n(r.expected)} arrivals).
+
+${table(
+  ['route', 'req/s without streams', 'req/s with streams', 'with ÷ without'],
+  [
+    ['GET one', n(t.get_one.without), n(t.get_one.with), ratio(s.ratio_with_to_without.get_one)],
+    ['list', n(t.list.without), n(t.list.with), ratio(s.ratio_with_to_without.list)],
+  ],
+)}`;
+}
+
 function soakSection(soak) {
   const rows = soak.per_minute.map((m) => [
     m.minute,
@@ -196,7 +223,15 @@ ${soak.partition_interval} partitions and ${soak.retention} retention for \`webh
 (see [data lifecycle](data-lifecycle.md)). Latency is from a create's 201 to the receipt of its webhook.
 
 ${table(
-  ['minute', 'creates/s', 'p50 ms', 'p99 ms', 'size MB (both tables)', 'partitions (events / logs)', 'dead tuples'],
+  [
+    'minute',
+    'creates/s',
+    'p50 ms',
+    'p99 ms',
+    'size MB (both tables)',
+    'partitions (events / logs)',
+    'dead tuples',
+  ],
   rows,
 )}
 
@@ -222,6 +257,8 @@ ${scaleSection(results('scale.json'))}
 ${webhooksSection(results('webhooks-latest.json'))}
 
 ${soakSection(results('soak-latest.json'))}
+
+${sseSection(results('sse-latest.json'))}
 `;
 }
 

@@ -2,6 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { createCompany, TestCompany } from './support/accounts';
+import { openEventStream } from './support/event-stream';
 import { HttpResult, eventually, http } from './support/http';
 import { Receiver } from './support/receiver';
 import { startApi, TestApi } from './support/test-app';
@@ -153,6 +154,24 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
     return res;
   }
 
+  /**
+   * A GET answering an event stream: its status and content type must be documented and x-request-id sent;
+   * read until its first bytes, then closed (it never ends).
+   */
+  async function openStream(id: string): Promise<void> {
+    const { path, operation } = operations.get(id)!;
+    const stream = await openEventStream(`${api.url}${path}`, { authorization: `Bearer ${acme.key}` });
+    answered.set(id, (answered.get(id) ?? new Set()).add(stream.status));
+    const type = stream.headers.get('content-type') ?? '';
+    const documented = resolve(operation.responses[String(stream.status)]);
+    const where = `${id} (GET ${path}) → ${stream.status}`;
+    if (!documented?.content?.[type.split(';')[0]]) problems.push(`${where}: ${type} is not documented`);
+    if (!stream.headers.get('x-request-id')) problems.push(`${where}: header x-request-id is missing`);
+    await eventually(async () => stream.text().length > 0);
+    if (!stream.text().startsWith('retry: ')) problems.push(`${where}: no event stream`);
+    stream.close();
+  }
+
   /** `call` that must answer `status`; returns the body. */
   async function expectStatus(status: number, id: string, request: Call = {}): Promise<any> {
     const res = await call(id, request);
@@ -174,6 +193,18 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
       .api_key;
     await expectStatus(200, 'listApiKeys');
     await expectStatus(200, 'revokeApiKey', { params: { uuid: key.uuid } });
+
+    // Who the caller is; portal sessions: opened with the key, traded once for the cookie, revoked.
+    await expectStatus(200, 'getSession');
+    const portal = (
+      await expectStatus(201, 'createPortalSession', { body: { portal_session: { read_only: true } } })
+    ).portal_session;
+    await expectStatus(200, 'getPortalSession', { params: { uuid: portal.uuid } });
+    await expectStatus(200, 'exchangePortalSession', { body: { token: portal.token }, key: null });
+    await expectStatus(401, 'exchangePortalSession', { body: { token: portal.token }, key: null });
+    await expectStatus(422, 'exchangePortalSession', { body: {}, key: null });
+    await expectStatus(200, 'revokePortalSession', { params: { uuid: portal.uuid } });
+    await expectStatus(422, 'createPortalSession', { body: { expires_in: 5 } });
 
     // Locations, vehicles, drivers and orders with their embedded records.
     const location = async (name: string) =>
@@ -358,6 +389,14 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
     }, 30_000);
     await expectStatus(200, 'listWebhookRequestLogs', { query: `?webhook_endpoint_uuid=${endpoint.uuid}` });
     await expectStatus(200, 'getWebhookRequestLog', { params: { uuid: delivered.uuid } });
+
+    // Activity: the chart's counts, and the live stream (its answer is a stream, checked as one).
+    await expectStatus(200, 'getWebhookActivity', {
+      query: `?interval=minute&webhook_endpoint_uuid=${endpoint.uuid}`,
+    });
+    await expectStatus(400, 'getWebhookActivity', { query: '?interval=week' });
+    await expectStatus(404, 'getWebhookActivity', { query: `?webhook_endpoint_uuid=${NO_SUCH}` });
+    await openStream('streamWebhookActivity');
 
     // An endpoint with a payload filter, static headers and auth; where the delivered event went.
     const routed = (

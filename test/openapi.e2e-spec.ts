@@ -152,7 +152,8 @@ describe('OpenAPI document of every route', () => {
           expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['413', '415']) });
         if (operation.requestBody)
           expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['422']) });
-        if (method === 'get')
+        // A stream is never complete, so it has no ETag to revalidate.
+        if (method === 'get' && !operation.responses['200'].content?.['text/event-stream'])
           expect({ where, statuses }).toEqual({ where, statuses: expect.arrayContaining(['304']) });
       }
     }
@@ -189,11 +190,21 @@ describe('OpenAPI document of every route', () => {
     expect(Object.keys(document.components.responses.ServiceUnavailable.headers)).toContain('retry-after');
   });
 
-  it('requires the bearer API key everywhere except on public routes', () => {
+  it('requires the bearer API key (or a portal session) everywhere except on public routes', () => {
     expect(document.components.securitySchemes.api_key).toMatchObject({ type: 'http', scheme: 'bearer' });
     // Keys are opaque, not JWTs.
     expect(document.components.securitySchemes.api_key.bearerFormat).toBeUndefined();
-    expect(document.security).toEqual([{ api_key: [] }]);
+    expect(document.components.securitySchemes.portal_session).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'wharf_portal',
+    });
+    expect(document.security).toEqual([{ api_key: [] }, { portal_session: [] }]);
+    // A portal session's refusals: every write, and the routes of API keys only.
+    expect(document.paths['/int/v1/webhook-endpoints'].post.responses['403']).toBeDefined();
+    expect(document.paths['/int/v1/api-keys'].get.responses['403']).toBeDefined();
+    expect(document.paths['/int/v1/webhook-endpoints'].get.responses['403']).toBeUndefined();
+    expect(JSON.stringify(document)).not.toContain('x-wharf-keys-only');
     expect(document.paths['/health'].get.security).toEqual([]);
     expect(document.paths['/int/v1/webhook-endpoints'].get.security).toBeUndefined();
     expect(JSON.stringify(document)).not.toContain('x-wharf-public');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApi } from '@wharf/api';
+import { ApiOptions, createApi } from '@wharf/api';
 import { composeWharf } from '@wharf/webhooks';
 import {
   AppConfig,
@@ -56,11 +56,16 @@ export async function startApi(
     extensions?: Type[];
     /** Runs before the routes are registered (e.g. to add a Fastify `onRoute` hook). */
     beforeListen?: (app: NestFastifyApplication) => void;
+    /** Where the api's JSON logs go instead of stdout. */
+    logDestination?: ApiOptions['logDestination'];
   } = {},
 ): Promise<TestApi> {
   const config = options.config ?? testConfig(options.env);
   await prepareDatabase(config, options.extensions);
-  const app = await createApi(config, { extensions: options.extensions });
+  const app = await createApi(config, {
+    extensions: options.extensions,
+    logDestination: options.logDestination,
+  });
   options.beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };

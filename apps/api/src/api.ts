@@ -1,6 +1,7 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import {
   AppConfig,
   PinoNestLogger,
@@ -24,6 +25,8 @@ import { serveConsole } from './console';
 export interface ApiOptions {
   /** Extension modules to load instead of those named by EXTENSIONS (tests). */
   extensions?: Type[];
+  /** Where the JSON logs go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 /** Builds the api application (not yet listening), shared by main.ts, tests and benchmarks. */
@@ -33,7 +36,12 @@ export async function createApi(
 ): Promise<NestFastifyApplication> {
   const host = composeWharf(config, options.extensions);
   await checkSchema(config.databaseUrl, host.manifests);
-  const logger = createLogger('api', config.logLevel, config.nodeEnv === 'development');
+  const logger = createLogger(
+    'api',
+    config.logLevel,
+    config.nodeEnv === 'development' && !options.logDestination,
+    options.logDestination,
+  );
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),
     createFastifyAdapter(logger),
@@ -50,7 +58,7 @@ export async function createApi(
   instrumentHttp(app, config);
   logRequests(app, config);
   setupOpenApi(app);
-  serveConsole(app);
+  serveConsole(app, config);
   await mountQueueDashboard(app, config);
   app.enableShutdownHooks();
   return app;

@@ -50,13 +50,13 @@ export async function createCompany(config: AppConfig, args: ParsedArgs): Promis
     );
 }
 
-/** `api-keys:create --company UUID [--name N] [--json]` */
+/** `api-keys:create --company UUID [--name N] [--platform] [--json]` (a platform key opens any company's portal) */
 export async function createApiKey(config: AppConfig, args: ParsedArgs): Promise<void> {
   const company = text(args, 'company');
   if (!company) throw new UsageError('api-keys:create needs --company <uuid>');
   const created = await withAccounts(config, async (accounts) => {
     if (!(await accounts.companyExists(company))) throw new UsageError(`No company with uuid ${company}`);
-    return accounts.createApiKey(company, text(args, 'name') ?? null);
+    return accounts.createApiKey(company, text(args, 'name') ?? null, args.options.platform === true);
   });
   if (args.options.json) print({ api_key: created.key, uuid: created.uuid });
   else process.stdout.write(`API key ${created.uuid} (shown once): ${created.key}\n`);

@@ -15,7 +15,8 @@ const USAGE = `usage: wharf <command>
   migrate                                       create the database if needed and run pending migrations
   companies:create --name N [--json]            create a company and its first API key
   companies:delete UUID [--dry-run]             remove a company and every row it owns (--dry-run: counts only)
-  api-keys:create --company UUID [--name N] [--json]
+  api-keys:create --company UUID [--name N] [--platform] [--json]
+                                                --platform: the key may open a portal session for any company
   api-keys:revoke UUID
   secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
   client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)

@@ -16,22 +16,102 @@ export class ApiFailure extends Error {
 }
 
 const KEY = 'wharf.apiKey';
+/** Set once a portal link was exchanged in this tab: the session itself is an HttpOnly cookie no script reads. */
+const PORTAL = 'wharf.portal';
 
-export const session = {
-  key: () => sessionStorage.getItem(KEY),
-  signIn: (key: string) => sessionStorage.setItem(KEY, key.trim()),
-  signOut: () => sessionStorage.removeItem(KEY),
+/** Who the console is signed in as (GET /int/v1/session). */
+export interface SessionInfo {
+  kind: 'api_key' | 'portal';
+  company: { uuid: string; name: string };
+  read_only: boolean;
+  features: string[];
+  return_url: string | null;
+  expires_at: string | null;
+}
+
+let info: SessionInfo | null = null;
+
+/**
+ * The tab's sessionStorage, or memory where the browser denies storage to a frame of another site (a
+ * third-party frame with third-party storage blocked): the portal then lasts as long as the page.
+ */
+const memory = new Map<string, string>();
+const tabStore = {
+  get(key: string): string | null {
+    try {
+      return sessionStorage.getItem(key);
+    } catch {
+      return memory.get(key) ?? null;
+    }
+  },
+  set(key: string, value: string): void {
+    try {
+      sessionStorage.setItem(key, value);
+    } catch {
+      memory.set(key, value);
+    }
+  },
+  remove(key: string): void {
+    try {
+      sessionStorage.removeItem(key);
+    } catch {
+      // Denied: only memory holds it.
+    }
+    memory.delete(key);
+  },
 };
 
-/** Calls the management API with the signed-in key; errors carry the API's `detail` text. */
+/**
+ * The tab's session: an API key typed in (kept in sessionStorage for this tab), or a portal session (its
+ * cookie; only a flag is kept, never the link's token).
+ */
+export const session = {
+  key: () => tabStore.get(KEY),
+  portal: () => tabStore.get(PORTAL) === '1',
+  signedIn: () => Boolean(tabStore.get(KEY)) || tabStore.get(PORTAL) === '1',
+  signIn: (key: string) => tabStore.set(KEY, key.trim()),
+  signInPortal: () => {
+    tabStore.remove(KEY);
+    tabStore.set(PORTAL, '1');
+  },
+  signOut: () => {
+    tabStore.remove(KEY);
+    tabStore.remove(PORTAL);
+    info = null;
+  },
+  info: () => info,
+  setInfo: (value: SessionInfo | null) => (info = value),
+  /** Whether the buttons that write are shown: not in a read-only portal session. */
+  canWrite: () => !info?.read_only,
+  has: (feature: string) => info?.features.includes(feature) ?? true,
+};
+
+/** What every call to the api sends: the key, or (with the portal cookie) the header writes need. */
+export function authHeaders(): Record<string, string> {
+  const key = session.key();
+  return key ? { authorization: `Bearer ${key}` } : { 'x-wharf-portal': '1' };
+}
+
+/** Listeners told when the api answers 401: the key or the portal session is no longer valid. */
+const signedOut = new Set<() => void>();
+export const onSignedOut = (listener: () => void) => {
+  signedOut.add(listener);
+  return () => void signedOut.delete(listener);
+};
+export const notifySignedOut = () => {
+  for (const listener of signedOut) listener();
+};
+
+/** Calls the management API with the signed-in key or portal session; errors carry the API's `detail` text. */
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { authorization: `Bearer ${session.key() ?? ''}` };
+  const headers = authHeaders();
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(`/int/v1${path}`, {
       method,
       headers,
+      credentials: 'same-origin',
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -48,6 +128,9 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
         .filter(Boolean)
         .join(' ') || `The API answered ${response.status}.`;
     const problems = (errors ?? []).map((e) => ({ detail: e.detail ?? '', pointer: e.source?.pointer }));
+    // A used link's 401 says nothing of the session its tab may still hold.
+    if (response.status === 401 && session.portal() && path !== '/portal-sessions/exchange')
+      notifySignedOut();
     throw new ApiFailure(response.status, detail, problems);
   }
   return json as T;
@@ -137,6 +220,36 @@ export interface CatalogEvent {
   name: string;
   resource: string;
   description: string;
+  example?: unknown;
+  schema?: unknown;
+}
+
+/** GET /webhook-activity */
+export interface ActivityBucket {
+  at: string;
+  successful: number;
+  failed: number;
+  retrying: number;
+}
+export interface Activity {
+  interval: 'hour' | 'minute';
+  from: string;
+  to: string;
+  webhook_endpoint_uuid: string | null;
+  buckets: ActivityBucket[];
+  totals: Omit<ActivityBucket, 'at'>;
+  max_attempts: number;
+}
+
+export interface ApiKeyRow {
+  uuid: string;
+  name: string | null;
+  prefix: string;
+  last_four: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  key?: string;
 }
 
 /** Pulls a single record out of a response whatever its root key (`{"webhook_endpoint": {...}}` or flat). */

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiFailure, api, session } from './api';
 import { ErrorMessage, useAction } from './ui';
 
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string }) {
   const [key, setKey] = useState('');
   const { act, busy, error } = useAction(async () => {
     session.signIn(key);
@@ -23,6 +23,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main class="signin">
       <h1>Wharf console</h1>
+      {notice && (
+        <p class="banner" role="status" data-testid="signed-out-notice">
+          {notice}
+        </p>
+      )}
       <form
         onSubmit={(e) => {
           e.preventDefault();

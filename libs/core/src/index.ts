@@ -45,6 +45,8 @@ export * from './auth/accounts.service';
 export * from './auth/api-key.format';
 export * from './auth/auth.module';
 export * from './auth/public.decorator';
+export * from './auth/access.decorator';
+export * from './auth/portal-sessions.service';
 export * from './locations/location.entity';
 export * from './resources/base-resource.entity';
 export * from './resources/body-reader';

@@ -32,7 +32,10 @@ import { StoreDeliveryStates1700000000112 } from './migrations/1700000000112-sto
 import { RouteEndpoints1700000000113 } from './migrations/1700000000113-route-endpoints';
 import { PartitionEventsAndLogs1700000000114 } from './migrations/1700000000114-partition-events-and-logs';
 import { CreateErasures1700000000115 } from './migrations/1700000000115-create-erasures';
-import { ListEventsAndThinPayloads1700000000116 } from './migrations/1700000000116-list-events-and-thin-payloads';
+import { NotifyActivity1700000000116 } from './migrations/1700000000116-notify-activity';
+import { ActivityHub } from './activity/activity-hub';
+import { WebhookActivityController } from './activity/webhook-activity.controller';
+import { ListEventsAndThinPayloads1700000000117 } from './migrations/1700000000117-list-events-and-thin-payloads';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
@@ -76,7 +79,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     RouteEndpoints1700000000113,
     PartitionEventsAndLogs1700000000114,
     CreateErasures1700000000115,
-    ListEventsAndThinPayloads1700000000116,
+    NotifyActivity1700000000116,
+    ListEventsAndThinPayloads1700000000117,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -87,9 +91,11 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ErasuresController,
     EventRoutingController,
     EndpointRoutingController,
+    WebhookActivityController,
     EventsController,
   ],
   providers: [
+    ActivityHub,
     DeliveryQueueCloser,
     OutboxWriter,
     WebhookEndpointsService,

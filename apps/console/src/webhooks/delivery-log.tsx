@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CatalogEvent, RequestLog, api, query, unwrap } from '../api';
+import { CatalogEvent, RequestLog, api, query, session, unwrap } from '../api';
+import { useLive } from '../live';
 import { ErrorMessage, Panel, formatTime, useAction } from '../ui';
 
-const REFRESH_MS = 3000;
+const SHOWN = 50;
 
 function Headers({ headers }: { headers: Record<string, string> | null }) {
   if (!headers) return <p class="muted">none</p>;
@@ -24,12 +25,12 @@ function pretty(body: string | null): string {
   }
 }
 
-function LogDetail({ log, onResent }: { log: RequestLog; onResent: () => void }) {
+function LogDetail({ log }: { log: RequestLog }) {
   const [message, setMessage] = useState<string | null>(null);
   const resend = useAction(async () => {
     await api('POST', `/webhook-request-logs/${log.uuid}/resend`);
+    // Its attempt arrives in the list over the live stream.
     setMessage('Queued again with the same webhook-id.');
-    onResent();
   });
   return (
     <div class="detail" data-testid="log-detail">
@@ -52,7 +53,7 @@ function LogDetail({ log, onResent }: { log: RequestLog; onResent: () => void })
           <pre>{log.response_body}</pre>
         </section>
       </div>
-      {!log.test && (
+      {!log.test && session.canWrite() && (
         <button type="button" onClick={() => void resend.act()} disabled={resend.busy}>
           Resend
         </button>
@@ -63,37 +64,45 @@ function LogDetail({ log, onResent }: { log: RequestLog; onResent: () => void })
   );
 }
 
-/** Newest first, filterable by status and event, refreshing every few seconds. */
-export function DeliveryLog({
-  endpoint,
-  catalog,
-  version,
-}: {
-  endpoint: string;
-  catalog: CatalogEvent[];
-  version: number;
-}) {
+/** Newest first, filterable by status and event; new rows arrive over the tab's live stream (no polling). */
+export function DeliveryLog({ endpoint, catalog }: { endpoint: string; catalog: CatalogEvent[] }) {
   const [status, setStatus] = useState('');
   const [event, setEvent] = useState('');
   const [logs, setLogs] = useState<RequestLog[] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [tick, setTick] = useState(0);
 
   useEffect(() => {
     let live = true;
     api(
       'GET',
-      `/webhook-request-logs${query({ webhook_endpoint_uuid: endpoint, status, event, sort: '-sent_at', limit: 50 })}`,
+      `/webhook-request-logs${query({ webhook_endpoint_uuid: endpoint, status, event, sort: '-sent_at', limit: SHOWN })}`,
     )
       .then((body) => live && (setLogs(body.webhook_request_logs), setError(null)))
       .catch((caught: unknown) => live && setError(caught));
-    const timer = setTimeout(() => setTick((t) => t + 1), REFRESH_MS);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [endpoint, status, event, tick, version]);
+    return () => void (live = false);
+  }, [endpoint, status, event]);
+
+  useLive(
+    (live) => {
+      if (live.type !== 'request_log') return;
+      const row = live.log;
+      if (
+        row.webhook_endpoint_uuid !== endpoint ||
+        (status && row.status !== status) ||
+        (event && row.event !== event)
+      )
+        return;
+      setLogs((current) =>
+        current === null || current.some((log) => log.uuid === row.uuid)
+          ? current
+          : [row, ...current]
+              .sort((a, b) => new Date(b.sent_at).getTime() - new Date(a.sent_at).getTime())
+              .slice(0, SHOWN),
+      );
+    },
+    [endpoint, status, event],
+  );
 
   return (
     <Panel title="Delivery log">
@@ -125,7 +134,7 @@ export function DeliveryLog({
             ))}
           </select>
         </label>
-        <span class="muted">Refreshes every {REFRESH_MS / 1000} s</span>
+        <span class="muted">Live</span>
       </div>
       <ErrorMessage error={error} />
       {logs === null ? (
@@ -170,10 +179,7 @@ export function DeliveryLog({
                 open === log.uuid && (
                   <tr key={`${log.uuid}-detail`}>
                     <td colSpan={5}>
-                      <LogDetail
-                        log={unwrap<RequestLog>(log, 'webhook_request_log')}
-                        onResent={() => setTick((t) => t + 1)}
-                      />
+                      <LogDetail log={unwrap<RequestLog>(log, 'webhook_request_log')} />
                     </td>
                   </tr>
                 ),

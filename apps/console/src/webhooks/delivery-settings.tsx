@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Endpoint, EndpointQueue, api, unwrap } from '../api';
+import { Endpoint, EndpointQueue, api, unwrap, session } from '../api';
 import { ErrorMessage, Panel, useAction } from '../ui';
 
 const REFRESH_MS = 2000;
@@ -69,39 +69,47 @@ export function DeliverySettings({
           <span class="badge disabled">throttled</span> {reason}
         </p>
       )}
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.act();
-        }}
-      >
-        <label for="max-in-flight">Max in flight (1–100)</label>
-        <input
-          id="max-in-flight"
-          inputMode="numeric"
-          value={maxInFlight}
-          onInput={(e) => setMaxInFlight(e.currentTarget.value)}
-        />
-        <label for="rate-limit">Rate limit per second (empty = unlimited)</label>
-        <input
-          id="rate-limit"
-          inputMode="numeric"
-          value={rate}
-          onInput={(e) => setRate(e.currentTarget.value)}
-        />
-        <label for="ordering">Ordering</label>
-        <select
-          id="ordering"
-          value={ordering}
-          onChange={(e) => setOrdering(e.currentTarget.value as Endpoint['ordering'])}
+      {session.canWrite() ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save.act();
+          }}
         >
-          <option value="none">None: fastest</option>
-          <option value="entity">Per record, in commit order</option>
-        </select>
-        <button type="submit" disabled={save.busy}>
-          Save delivery settings
-        </button>
-      </form>
+          <label for="max-in-flight">Max in flight (1–100)</label>
+          <input
+            id="max-in-flight"
+            inputMode="numeric"
+            value={maxInFlight}
+            onInput={(e) => setMaxInFlight(e.currentTarget.value)}
+          />
+          <label for="rate-limit">Rate limit per second (empty = unlimited)</label>
+          <input
+            id="rate-limit"
+            inputMode="numeric"
+            value={rate}
+            onInput={(e) => setRate(e.currentTarget.value)}
+          />
+          <label for="ordering">Ordering</label>
+          <select
+            id="ordering"
+            value={ordering}
+            onChange={(e) => setOrdering(e.currentTarget.value as Endpoint['ordering'])}
+          >
+            <option value="none">None: fastest</option>
+            <option value="entity">Per record, in commit order</option>
+          </select>
+          <button type="submit" disabled={save.busy}>
+            Save delivery settings
+          </button>
+        </form>
+      ) : (
+        <p class="muted">
+          Max in flight {endpoint.max_in_flight} · rate limit{' '}
+          {endpoint.rate_limit_per_second === null ? 'none' : `${endpoint.rate_limit_per_second}/s`} ·
+          ordering {endpoint.ordering}
+        </p>
+      )}
       {saved && <p role="status">Saved.</p>}
       <ErrorMessage error={save.error} />
     </Panel>

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Endpoint, api, query } from '../api';
+import { ActivityChart } from '../activity-chart';
+import { Endpoint, api, query, session } from '../api';
+import { useLive } from '../live';
 import { ErrorMessage, Panel, StatusBadge } from '../ui';
 import { CreateEndpoint } from './endpoint-create';
 import { AttentionNotice } from './endpoint-banner';
@@ -36,15 +38,27 @@ export function EndpointListPage() {
     }
   };
   useEffect(() => void load(), []);
+  // Disabled, throttled or verified elsewhere (the worker, another tab): the row changes in place.
+  useLive((event) => {
+    if (event.type !== 'endpoint') return;
+    setRows(
+      (current) =>
+        current &&
+        current.map((row) => (row.uuid === event.endpoint.uuid ? { ...row, ...event.endpoint } : row)),
+    );
+  });
 
   return (
     <>
       <div class="heading">
         <h1>Webhooks</h1>
-        <button type="button" onClick={() => setCreating(!creating)} aria-expanded={creating}>
-          {creating ? 'Close' : 'Add endpoint'}
-        </button>
+        {session.canWrite() && (
+          <button type="button" onClick={() => setCreating(!creating)} aria-expanded={creating}>
+            {creating ? 'Close' : 'Add endpoint'}
+          </button>
+        )}
       </div>
+      {session.has('activity') && <ActivityChart />}
       {creating && <CreateEndpoint onCreated={() => void load()} />}
       <ErrorMessage error={error} />
       {rows && <AttentionNotice endpoints={rows} />}

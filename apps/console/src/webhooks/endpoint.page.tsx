@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CatalogEvent, Endpoint, RequestLog, api, unwrap } from '../api';
+import { ActivityChart } from '../activity-chart';
+import { CatalogEvent, Endpoint, RequestLog, api, session, unwrap } from '../api';
+import { useLive } from '../live';
 import { ConfirmButton, ErrorMessage, Panel, SecretValue, StatusBadge, useAction } from '../ui';
 import { DeliveryLog } from './delivery-log';
 import { DeliverySettings } from './delivery-settings';
@@ -21,7 +23,6 @@ export function EndpointPage({ uuid }: { uuid: string }) {
   const [verifyMessage, setVerifyMessage] = useState<string | null>(null);
   const [since, setSince] = useState(() => new Date(Date.now() - 3600 * 1000).toISOString().slice(0, 16));
   const [recovered, setRecovered] = useState<string | null>(null);
-  const [logVersion, setLogVersion] = useState(0);
 
   const load = async () => {
     try {
@@ -30,6 +31,13 @@ export function EndpointPage({ uuid }: { uuid: string }) {
       setLoadError(caught);
     }
   };
+  useLive(
+    (event) => {
+      if (event.type === 'endpoint' && event.endpoint.uuid === uuid)
+        setEndpoint((current) => current && { ...current, ...event.endpoint });
+    },
+    [uuid],
+  );
   useEffect(() => {
     void load();
     void api('GET', '/webhook-events').then((body) => setCatalog(body.webhook_events ?? body.events ?? []));
@@ -60,18 +68,17 @@ export function EndpointPage({ uuid }: { uuid: string }) {
   const test = useAction(async () => {
     setTestResult(null);
     setTestResult(unwrap<RequestLog>(await post('test', { event: testEvent }), 'webhook_request_log'));
-    setLogVersion((v) => v + 1);
   });
   const recover = useAction(async () => {
     const body = await post('recover', { since: new Date(since).toISOString() });
     const count =
       body?.meta?.queued ?? body?.queued ?? body?.webhook_deliveries?.length ?? body?.deliveries?.length ?? 0;
     setRecovered(`${count} failed deliver${count === 1 ? 'y' : 'ies'} queued again.`);
-    setLogVersion((v) => v + 1);
   });
 
   if (loadError) return <ErrorMessage error={loadError} />;
   if (!endpoint) return <p>Loading…</p>;
+  const writes = session.canWrite();
   return (
     <>
       <p>
@@ -102,45 +109,51 @@ export function EndpointPage({ uuid }: { uuid: string }) {
           <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
             Reveal
           </button>{' '}
-          <ConfirmButton
-            label="Rotate"
-            question="Issue a new signing secret?"
-            confirm="Yes, rotate"
-            busy={rotate.busy}
-            onConfirm={() => void rotate.act()}
-          />
-          <p class="hint">After a rotation the old secret keeps working for 24 hours.</p>
+          {writes && (
+            <>
+              <ConfirmButton
+                label="Rotate"
+                question="Issue a new signing secret?"
+                confirm="Yes, rotate"
+                busy={rotate.busy}
+                onConfirm={() => void rotate.act()}
+              />
+              <p class="hint">After a rotation the old secret keeps working for 24 hours.</p>
+            </>
+          )}
           <ErrorMessage error={reveal.error ?? rotate.error} />
         </Panel>
 
-        <Panel title="Status">
-          {endpoint.status === 'enabled' ? (
-            <ConfirmButton
-              label="Disable endpoint"
-              question="Stop delivering to this endpoint?"
-              confirm="Yes, disable"
-              busy={toggle.busy}
-              onConfirm={() => void toggle.act()}
-            />
-          ) : (
-            <button type="button" onClick={() => void toggle.act()} disabled={toggle.busy}>
-              Enable endpoint
+        {writes && (
+          <Panel title="Status">
+            {endpoint.status === 'enabled' ? (
+              <ConfirmButton
+                label="Disable endpoint"
+                question="Stop delivering to this endpoint?"
+                confirm="Yes, disable"
+                busy={toggle.busy}
+                onConfirm={() => void toggle.act()}
+              />
+            ) : (
+              <button type="button" onClick={() => void toggle.act()} disabled={toggle.busy}>
+                Enable endpoint
+              </button>
+            )}{' '}
+            <button type="button" onClick={() => void verify.act()} disabled={verify.busy}>
+              Verify ownership
             </button>
-          )}{' '}
-          <button type="button" onClick={() => void verify.act()} disabled={verify.busy}>
-            Verify ownership
-          </button>
-          {verifyMessage && <p role="status">{verifyMessage}</p>}
-          <ErrorMessage error={toggle.error ?? verify.error} />
-          <ConfirmButton
-            label="Delete endpoint"
-            question="Delete this endpoint for good?"
-            confirm="Yes, delete"
-            busy={remove.busy}
-            onConfirm={() => void remove.act()}
-          />
-          <ErrorMessage error={remove.error} />
-        </Panel>
+            {verifyMessage && <p role="status">{verifyMessage}</p>}
+            <ErrorMessage error={toggle.error ?? verify.error} />
+            <ConfirmButton
+              label="Delete endpoint"
+              question="Delete this endpoint for good?"
+              confirm="Yes, delete"
+              busy={remove.busy}
+              onConfirm={() => void remove.act()}
+            />
+            <ErrorMessage error={remove.error} />
+          </Panel>
+        )}
 
         <DeliverySettings endpoint={endpoint} onSaved={load} />
 
@@ -148,63 +161,69 @@ export function EndpointPage({ uuid }: { uuid: string }) {
 
         <HeadersAuth endpoint={endpoint} onSaved={load} />
 
-        <Panel title="Send a test event">
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void test.act();
-            }}
-          >
-            <label for="test-event">Event</label>
-            <select id="test-event" value={testEvent} onChange={(e) => setTestEvent(e.currentTarget.value)}>
-              {(catalog.length ? catalog : [{ name: 'order.updated' } as CatalogEvent]).map((event) => (
-                <option key={event.name} value={event.name}>
-                  {event.name}
-                </option>
-              ))}
-            </select>
-            <button type="submit" disabled={test.busy}>
-              Send test event
-            </button>
-          </form>
-          <ErrorMessage error={test.error} />
-          {testResult && (
-            <div class="result" data-testid="test-result" role="status">
-              <p>
-                <span class={`badge ${testResult.status}`}>
-                  {testResult.response_status ?? testResult.error}
-                </span>{' '}
-                in {testResult.duration_ms} ms
-              </p>
-              <pre>{testResult.response_body}</pre>
-            </div>
-          )}
-        </Panel>
+        {writes && (
+          <Panel title="Send a test event">
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void test.act();
+              }}
+            >
+              <label for="test-event">Event</label>
+              <select id="test-event" value={testEvent} onChange={(e) => setTestEvent(e.currentTarget.value)}>
+                {(catalog.length ? catalog : [{ name: 'order.updated' } as CatalogEvent]).map((event) => (
+                  <option key={event.name} value={event.name}>
+                    {event.name}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" disabled={test.busy}>
+                Send test event
+              </button>
+            </form>
+            <ErrorMessage error={test.error} />
+            {testResult && (
+              <div class="result" data-testid="test-result" role="status">
+                <p>
+                  <span class={`badge ${testResult.status}`}>
+                    {testResult.response_status ?? testResult.error}
+                  </span>{' '}
+                  in {testResult.duration_ms} ms
+                </p>
+                <pre>{testResult.response_body}</pre>
+              </div>
+            )}
+          </Panel>
+        )}
 
-        <Panel title="Recover failed deliveries">
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void recover.act();
-            }}
-          >
-            <label for="recover-since">Since</label>
-            <input
-              id="recover-since"
-              type="datetime-local"
-              value={since}
-              onInput={(e) => setSince(e.currentTarget.value)}
-            />
-            <button type="submit" disabled={recover.busy}>
-              Recover
-            </button>
-          </form>
-          {recovered && <p role="status">{recovered}</p>}
-          <ErrorMessage error={recover.error} />
-        </Panel>
+        {writes && (
+          <Panel title="Recover failed deliveries">
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void recover.act();
+              }}
+            >
+              <label for="recover-since">Since</label>
+              <input
+                id="recover-since"
+                type="datetime-local"
+                value={since}
+                onInput={(e) => setSince(e.currentTarget.value)}
+              />
+              <button type="submit" disabled={recover.busy}>
+                Recover
+              </button>
+            </form>
+            {recovered && <p role="status">{recovered}</p>}
+            <ErrorMessage error={recover.error} />
+          </Panel>
+        )}
       </div>
 
-      <DeliveryLog endpoint={uuid} catalog={catalog} version={logVersion} />
+      {session.has('activity') && <ActivityChart endpoint={uuid} />}
+
+      <DeliveryLog endpoint={uuid} catalog={catalog} />
     </>
   );
 }

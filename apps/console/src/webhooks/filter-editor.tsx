@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, Endpoint, RequestLog, api, query } from '../api';
+import { ApiFailure, Endpoint, RequestLog, api, query, session } from '../api';
 import { ErrorMessage, Panel, formatTime, useAction } from '../ui';
 
 const FILTER_POINTER = '/data/attributes/filter';
@@ -103,9 +103,11 @@ export function FilterEditor({ endpoint, onSaved }: { endpoint: Endpoint; onSave
         value={text}
         onInput={(e) => setText(e.currentTarget.value)}
       />
-      <button type="button" onClick={() => void save.act()} disabled={save.busy}>
-        Save filter
-      </button>
+      {session.canWrite() && (
+        <button type="button" onClick={() => void save.act()} disabled={save.busy}>
+          Save filter
+        </button>
+      )}
       {saved && <p role="status">Filter saved.</p>}
       <FilterProblems error={save.error} />
 

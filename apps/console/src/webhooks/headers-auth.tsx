@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Endpoint, EndpointAuth, api } from '../api';
+import { Endpoint, EndpointAuth, api, session } from '../api';
 import { ErrorMessage, Panel, useAction } from '../ui';
 
 /** What the API shows in place of a header value or secret; sent back, it keeps the stored one. */
@@ -103,9 +103,11 @@ export function HeadersAuth({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
             Reveal values
           </button>
         )}{' '}
-        <button type="button" class="secondary" onClick={edit}>
-          Edit headers & auth
-        </button>
+        {session.canWrite() && (
+          <button type="button" class="secondary" onClick={edit}>
+            Edit headers & auth
+          </button>
+        )}
         {saved && <p role="status">Headers and auth saved.</p>}
         <ErrorMessage error={reveal.error} />
       </Panel>

@@ -7,15 +7,33 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error';
 import { RequestContext, RequestScope } from '../tenancy/request-context';
 import { AccountsService } from './accounts.service';
+import { KEYS_ONLY, READ_BY_POST } from './access.decorator';
+import { PortalSessionsService, portalCookie } from './portal-sessions.service';
 import { IS_PUBLIC } from './public.decorator';
 import { RateLimiter } from './rate-limiter';
 
 export type ScopedRequest = FastifyRequest & { wharfScope?: RequestScope };
 
-/** The route config key saying how a Nest route is reached: with an API key, or by anyone (@Public). */
+/**
+ * The route config key saying how a Nest route is reached: by anyone (@Public), with an API key only
+ * (@KeysOnly), or with an API key or a portal session.
+ */
 export const ROUTE_ACCESS = 'wharfAccess';
+/** The route config key of a POST that only reads (@ReadByPost): open to read-only portal sessions. */
+export const ROUTE_READS = 'wharfReads';
+/**
+ * The header the console sends with every write made with a portal cookie. A page of another origin cannot
+ * send it (CORS allows it no such header, nor credentials), so a cross-site form or fetch cannot ride on
+ * the cookie.
+ */
+export const PORTAL_WRITE_HEADER = 'x-wharf-portal';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function forbidden(detail: string): ApiError {
+  return ApiError.of(403, detail);
+}
 
 function unauthorized(detail: string): ApiError {
   const error = ApiError.of(401, detail);
@@ -52,31 +70,68 @@ export function addRouteConfig(
 }
 
 /**
- * Authenticates every Nest route that is not @Public() with `Authorization: Bearer <api key>`, rate limits
- * it per key, and sets the request's company scope (RequestContext) — one Fastify hook where two Nest
- * guards ran for each request. Routes Nest does not serve (docs, console files, metrics) are left alone,
- * as the guards left them. Call before the app is initialised (the access of each route is part of its
- * Fastify config).
+ * Authenticates every Nest route that is not @Public(): with `Authorization: Bearer <api key>`, or with a
+ * portal session's cookie (see PortalSessionsService), rate limits it per key or session, and sets the
+ * request's company scope (RequestContext) — one Fastify hook where two Nest guards ran for each request.
+ * A portal session reaches no @KeysOnly route, and a read-only one no write (any method but GET/HEAD, except
+ * a @ReadByPost route). Routes Nest does not serve (docs, console files, metrics) are left alone, as the
+ * guards left them. Call before the app is initialised (the access of each route is part of its Fastify
+ * config).
  */
 export function configureAccess(app: NestFastifyApplication): void {
   const reflector = app.get(Reflector);
-  addRouteConfig(app, (controller, handler) => ({
-    [ROUTE_ACCESS]: reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]) ? 'public' : 'key',
-  }));
+  addRouteConfig(app, (controller, handler) => {
+    const flag = (key: string) => reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
+    return {
+      [ROUTE_ACCESS]: flag(IS_PUBLIC) ? 'public' : flag(KEYS_ONLY) ? 'keys' : 'key',
+      [ROUTE_READS]: flag(READ_BY_POST),
+    };
+  });
   const accounts = app.get(AccountsService);
+  const portals = app.get(PortalSessionsService);
   const limiter = app.get(RateLimiter);
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('preHandler', async (request: ScopedRequest, reply: FastifyReply) => {
-      if ((request.routeOptions.config as unknown as Record<string, unknown>)[ROUTE_ACCESS] !== 'key') return;
+      const config = request.routeOptions.config as unknown as Record<string, unknown>;
+      const access = config[ROUTE_ACCESS];
+      if (access !== 'key' && access !== 'keys') return;
       const header = request.headers.authorization;
+      const cookie = header ? undefined : portalCookie(request.headers.cookie);
+      if (cookie !== undefined) {
+        const session = await portals.authenticate(cookie);
+        if (!session)
+          throw unauthorized('The portal session has expired or was revoked: open a new portal link.');
+        if (access === 'keys') throw forbidden('A portal session cannot do this: use an API key.');
+        if (!SAFE_METHODS.has(request.method)) {
+          if (request.headers[PORTAL_WRITE_HEADER] !== '1')
+            throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
+          if (session.readOnly && config[ROUTE_READS] !== true)
+            throw forbidden('This portal session is read-only.');
+        }
+        request.wharfScope = {
+          companyUuid: session.companyUuid,
+          portal: {
+            sessionUuid: session.sessionUuid,
+            readOnly: session.readOnly,
+            expiresAt: session.expiresAt,
+          },
+        };
+        RequestContext.enter(request.wharfScope);
+        await limiter.count(session.sessionUuid, reply);
+        return;
+      }
       if (!header) throw unauthorized('Send an API key: Authorization: Bearer <key>.');
       const key = BEARER.exec(header)?.[1];
       if (!key) throw unauthorized('The Authorization header must be "Bearer <key>".');
       const caller = await accounts.authenticate(key);
       if (!caller) throw unauthorized('The API key is malformed, unknown or revoked.');
-      request.wharfScope = { companyUuid: caller.companyUuid, apiKeyUuid: caller.apiKeyUuid };
+      request.wharfScope = {
+        companyUuid: caller.companyUuid,
+        apiKeyUuid: caller.apiKeyUuid,
+        platform: caller.platform,
+      };
       RequestContext.enter(request.wharfScope);
       await limiter.count(caller.apiKeyUuid, reply);
     });

@@ -17,6 +17,8 @@ export interface ApiKeySummary {
 export interface Caller {
   companyUuid: string;
   apiKeyUuid: string;
+  /** A platform key (`api-keys:create --platform`): may open a portal session for any company. */
+  platform: boolean;
 }
 
 const SUMMARY = 'uuid AS id, uuid, name, prefix, last_four, last_used_at, revoked_at, created_at';
@@ -30,6 +32,7 @@ export class AccountsService {
   // By the key as sent: a hit costs no hash (the hash is kept to drop the entry when its key is revoked).
   private readonly cache = new Map<string, { caller: Caller; hash: string; until: number }>();
   private readonly lastUsedWrites = new Map<string, number>();
+  private readonly active = new Map<string, { active: boolean; until: number }>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -58,12 +61,16 @@ export class AccountsService {
     return row.n;
   }
 
-  async createApiKey(companyUuid: string, name: string | null): Promise<ApiKeySummary & { key: string }> {
+  async createApiKey(
+    companyUuid: string,
+    name: string | null,
+    platform = false,
+  ): Promise<ApiKeySummary & { key: string }> {
     const key = generateApiKey();
     const [row] = await this.dataSource.query(
-      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5) RETURNING ${SUMMARY}`,
-      [companyUuid, name, API_KEY_PREFIX, key.slice(-4), hashApiKey(key)],
+      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash, platform)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING ${SUMMARY}`,
+      [companyUuid, name, API_KEY_PREFIX, key.slice(-4), hashApiKey(key), platform],
     );
     return { ...row, key };
   }
@@ -85,6 +92,7 @@ export class AccountsService {
     );
     if (!row) return undefined;
     for (const [key, entry] of this.cache) if (entry.hash === row.key_hash) this.cache.delete(key);
+    this.active.delete(row.uuid);
     delete row.key_hash;
     return row;
   }
@@ -96,16 +104,28 @@ export class AccountsService {
     if (!isWellFormedApiKey(key)) return undefined;
     const hash = hashApiKey(key);
     const [row] = await this.dataSource.query(
-      'SELECT uuid, company_uuid, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      'SELECT uuid, company_uuid, key_hash, platform FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [hash],
     );
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
-    const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid };
+    const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid, platform: row.platform === true };
     if (cached) this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
     this.cache.set(key, { caller, hash, until: Date.now() + CACHE_MS });
     this.evictExpired();
     this.touch(caller.apiKeyUuid);
     return caller;
+  }
+
+  /** Whether a key still authenticates (for long-lived streams; cached like authenticate). */
+  async isActive(apiKeyUuid: string): Promise<boolean> {
+    const cached = this.active.get(apiKeyUuid);
+    if (cached && cached.until > Date.now()) return cached.active;
+    const rows = await this.dataSource.query(
+      'SELECT 1 FROM api_keys WHERE uuid = $1 AND revoked_at IS NULL',
+      [apiKeyUuid],
+    );
+    this.active.set(apiKeyUuid, { active: rows.length > 0, until: Date.now() + CACHE_MS });
+    return rows.length > 0;
   }
 
   /** Drops the expired entries at the front (insertion order is expiry order). */

@@ -24,6 +24,10 @@ export class ApiKey {
   @Column({ type: 'char', length: 64, unique: true })
   key_hash: string;
 
+  /** A platform key may open a portal session for any company. */
+  @Column({ type: 'boolean', default: false })
+  platform: boolean;
+
   @Column({ type: 'timestamptz', nullable: true })
   last_used_at: Date | null;
 

@@ -6,6 +6,7 @@ import { dtoSchema, orNull } from '../openapi/dto-schema';
 import { ApiUuidParam } from '../openapi/resource-docs.decorator';
 import { validateDto } from '../resources/body-reader';
 import { RequestContext } from '../tenancy/request-context';
+import { KeysOnly } from './access.decorator';
 import { AccountsService } from './accounts.service';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 
@@ -32,8 +33,9 @@ const SUMMARY = {
 };
 const ONE = { type: 'object', properties: { api_key: SUMMARY }, required: ['api_key'] };
 
-/** Key management for the console: list (prefix + last four only), create (shown once), revoke. */
+/** Key management for the console: list (prefix + last four only), create (shown once), revoke. API keys only. */
 @ApiTags('api-keys')
+@KeysOnly()
 @Controller('api-keys')
 export class ApiKeysController {
   constructor(private readonly accounts: AccountsService) {}

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccountsService } from './accounts.service';
+import { PortalSessionsService } from './portal-sessions.service';
 import { RateLimiter } from './rate-limiter';
 
 /**
@@ -16,8 +17,13 @@ import { RateLimiter } from './rate-limiter';
       useFactory: (dataSource: DataSource) => new AccountsService(dataSource),
       inject: [getDataSourceToken()],
     },
+    {
+      provide: PortalSessionsService,
+      useFactory: (dataSource: DataSource) => new PortalSessionsService(dataSource),
+      inject: [getDataSourceToken()],
+    },
     RateLimiter,
   ],
-  exports: [AccountsService, RateLimiter],
+  exports: [AccountsService, PortalSessionsService, RateLimiter],
 })
 export class AuthModule {}

@@ -23,6 +23,14 @@ describe('loadConfig', () => {
     expect(config.metricsToken).toBeUndefined();
     expect(config.adminToken).toBeUndefined();
     expect(config.redisClusterNodes).toBeUndefined();
+    expect(config.portalFrameAncestors).toEqual(["'self'"]);
+  });
+
+  it('reads the origins that may frame the console', () => {
+    expect(
+      loadConfig({ PORTAL_FRAME_ANCESTORS: "'self', https://app.example.com https://*.example.org:8443" })
+        .portalFrameAncestors,
+    ).toEqual(["'self'", 'https://app.example.com', 'https://*.example.org:8443']);
   });
 
   it('reads Redis Cluster seed nodes, IPv6 in brackets included, and wants a {hash-tag} prefix there', () => {
@@ -73,6 +81,9 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '99999', /METRICS_PORT must be a whole number/],
     ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters/],
     ['ADMIN_TOKEN', 'short', /ADMIN_TOKEN must be at least 16 characters/],
+    ['PORTAL_FRAME_ANCESTORS', 'https://app.example.com/path', /PORTAL_FRAME_ANCESTORS must be 'self'/],
+    ['PORTAL_FRAME_ANCESTORS', 'https://a.example.com; script-src *', /PORTAL_FRAME_ANCESTORS must be/],
+    ['PORTAL_FRAME_ANCESTORS', "'none' https://a.example.com", /cannot be combined/],
     ['REDIS_CLUSTER_NODES', '127.0.0.1:7000,nohost', /REDIS_CLUSTER_NODES must be a comma list of host:port/],
   ])('rejects %s=%s with one line naming the variable', (name, value, message) => {
     let error: unknown;

@@ -59,6 +59,8 @@ export interface AppConfig {
   publicUrl: string;
   /** How long an Idempotency-Key and the answer stored with it are kept. */
   idempotencyTtlMs: number;
+  /** The CSP `frame-ancestors` sources of the console: who may embed it (the company portal) in a frame. */
+  portalFrameAncestors: string[];
   webhooks: WebhooksConfig;
 }
 
@@ -163,6 +165,31 @@ function durations(env: Env, name: string, fallback: string): number[] {
   } catch (error) {
     throw new ConfigError(name, `must be a comma list of durations: ${(error as Error).message}`);
   }
+}
+
+/**
+ * PORTAL_FRAME_ANCESTORS: the pages that may frame the console, as CSP `frame-ancestors` sources: `'self'`,
+ * `'none'`, or origins (`https://app.example.com`, `https://*.example.com`). Default `'self'`.
+ */
+function frameAncestors(env: Env): string[] {
+  const raw = read(env, 'PORTAL_FRAME_ANCESTORS', "'self'");
+  const sources = raw.split(/[\s,]+/).filter(Boolean);
+  for (const source of sources) {
+    // Quoted keywords, or scheme://host[:port] where the host may start with one `*.` label.
+    const ok =
+      source === "'self'" ||
+      source === "'none'" ||
+      /^https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/.test(source) ||
+      /^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(source);
+    if (!ok)
+      throw new ConfigError(
+        'PORTAL_FRAME_ANCESTORS',
+        `must be 'self', 'none' or a comma list of origins such as https://app.example.com, got "${source}"`,
+      );
+  }
+  if (sources.includes("'none'") && sources.length > 1)
+    throw new ConfigError('PORTAL_FRAME_ANCESTORS', "'none' cannot be combined with other sources");
+  return sources;
 }
 
 /** `*` or a comma list of exact origins (`https://app.example.com`); any origin in development, none in production. */
@@ -271,6 +298,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminToken: secret(env, 'ADMIN_TOKEN'),
     publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
     idempotencyTtlMs: positiveDuration(env, 'IDEMPOTENCY_TTL', '24h'),
+    portalFrameAncestors: frameAncestors(env),
     webhooks: {
       retrySchedule,
       timeoutMs: integer(env, 'WEBHOOKS_TIMEOUT_MS', 15000, 1, 600_000),

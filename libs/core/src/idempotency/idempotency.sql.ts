@@ -1,5 +1,5 @@
 /**
- * The statements over idempotency_keys (migration 1700000000006). A key is its company's: every statement
+ * The statements over idempotency_keys (migration 1700000000007). A key is its company's: every statement
  * is filtered by `company_uuid`.
  */
 

@@ -6,8 +6,13 @@ import pino, { Logger } from 'pino';
  * lines through pino-pretty, which runs in pino's transport thread. Credentials are redacted wherever they
  * might appear.
  */
-export function createLogger(service: string, level: string, pretty = false): Logger {
-  return pino({
+export function createLogger(
+  service: string,
+  level: string,
+  pretty = false,
+  destination?: pino.DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     transport: pretty
@@ -30,10 +35,15 @@ export function createLogger(service: string, level: string, pretty = false): Lo
         '*.api_key',
         'secret',
         'api_key',
+        'req.headers.cookie',
+        'headers.cookie',
+        '*.token',
+        'token',
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination && !pretty ? pino(options, destination) : pino(options);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { NodeEnv } from '../config/config';
 import { logRequests } from './request-log';
 
 /** A Fastify server logging into an array, with a fast, a failing and a slow route. */
-async function server(nodeEnv: NodeEnv) {
+async function server(nodeEnv: NodeEnv, level = 'info') {
   const lines: { level: number; msg: string; status?: number }[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -14,7 +14,7 @@ async function server(nodeEnv: NodeEnv) {
     },
   });
   const fastify = Fastify({
-    loggerInstance: pino({ level: 'info' }, stream),
+    loggerInstance: pino({ level }, stream),
     logController: new LogController({ disableRequestLogging: true }),
   });
   const app = { getHttpAdapter: () => ({ getInstance: () => fastify }) } as never;
@@ -58,5 +58,17 @@ describe('logRequests', () => {
     expect(lines.map(({ level, msg }) => [level, msg.replace(/ \d+ ms/, ' _ ms')])).toEqual([
       [40, 'GET /slow 200 _ ms (slow)'],
     ]);
+  });
+
+  it('at LOG_LEVEL debug: a line per request in every environment, a token in the query masked', async () => {
+    const { lines, call, close } = await server('test', 'debug');
+    expect(await call('/fast?portal_token=wharf_portal_secret&page=2')).toBe(200);
+    expect(await call('/fast?token=abc')).toBe(200);
+    await close();
+    expect(lines.map(({ msg }) => msg.replace(/ \d+ ms/, ' _ ms'))).toEqual([
+      'GET /fast?portal_token=[redacted]&page=2 200 _ ms',
+      'GET /fast?token=[redacted] 200 _ ms',
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('secret');
   });
 });

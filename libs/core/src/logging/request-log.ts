@@ -4,10 +4,16 @@ import type { AppConfig } from '../config/config';
 /** A request that takes longer is logged in every environment. */
 export const SLOW_REQUEST_MS = 1000;
 
+const SECRET_PARAMETER = /([?&](?:portal_)?token=)[^&#]*/gi;
+
+/** The URL as logged: a `token` query parameter (a secret someone put in a link) is masked. */
+export const loggedUrl = (url: string) =>
+  url.includes('token=') ? url.replace(SECRET_PARAMETER, '$1[redacted]') : url;
+
 /**
- * One line per request, replacing Fastify's two (received, completed): every request in production (info,
- * warn when slow), only slow ones in development and tests, so the console's polling does not bury what
- * `npm start` printed. Errors are logged where they happen: an unexpected one with its stack by the
+ * One line per request, replacing Fastify's two (received, completed): every request in production or at
+ * LOG_LEVEL debug and below (info, warn when slow), only slow ones in development and tests, so the
+ * console's requests do not bury what `npm start` printed. Errors are logged where they happen: an unexpected one with its stack by the
  * exception filter, an outage once by the outage monitor, not once per request.
  */
 export function logRequests(
@@ -15,16 +21,17 @@ export function logRequests(
   config: Pick<AppConfig, 'nodeEnv'>,
   slowMs = SLOW_REQUEST_MS,
 ): void {
-  const everyRequest = config.nodeEnv === 'production';
   const fastify = app.getHttpAdapter().getInstance();
+  const everyRequest = config.nodeEnv === 'production' || ['debug', 'trace'].includes(fastify.log.level);
   fastify.addHook('onResponse', (request, reply, done) => {
     const ms = Math.round(reply.elapsedTime);
     const slow = ms >= slowMs;
     if (everyRequest || slow) {
       const status = reply.statusCode;
+      const url = loggedUrl(request.url);
       request.log[slow ? 'warn' : 'info'](
-        { method: request.method, url: request.url, status, ms },
-        `${request.method} ${request.url} ${status} ${ms} ms${slow ? ' (slow)' : ''}`,
+        { method: request.method, url, status, ms },
+        `${request.method} ${url} ${status} ${ms} ms${slow ? ' (slow)' : ''}`,
       );
     }
     done();

@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
+import { OPENAPI_KEYS_ONLY } from '../auth/access.decorator';
 import { OPENAPI_PUBLIC } from '../auth/public.decorator';
+import { PORTAL_COOKIE } from '../auth/portal-sessions.service';
 import { errorObject } from '../http/api-error';
 import { attributePointer } from '../http/pointer';
 import { EXACT_TOTAL_LIMIT } from '../resources/list-query';
@@ -15,6 +17,7 @@ import { listFilterParameters, resourceComponents } from './resource-components'
 export const DOCS_PATH = 'docs';
 export const DOCS_JSON_PATH = 'docs-json';
 const SECURITY_SCHEME = 'api_key';
+const PORTAL_SCHEME = 'portal_session';
 
 /** Error responses, by status: component name and when it happens. */
 const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
@@ -23,6 +26,11 @@ const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
     'A query parameter is malformed or unknown (`source.parameter` names it), or the body is not valid JSON.',
   ],
   '401': ['Unauthorized', 'No API key, or one that is unknown or revoked.'],
+  '403': [
+    'Forbidden',
+    'A portal session may not do this: a write of a read-only session, a write without the `x-wharf-portal: 1` ' +
+      'header, or a route for API keys only.',
+  ],
   '404': ['NotFound', 'No record with this uuid in the company of the key.'],
   '409': [
     'Conflict',
@@ -107,6 +115,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   events:
     'What happened in the company: its events while they are kept, and what became of their deliveries.',
   'webhook-sender-addresses': 'The addresses deliveries come from.',
+  'webhook-activity': 'Delivery at a glance: attempts per hour or minute, and a live stream of the log.',
+  'portal-sessions': 'Links that open a company’s console inside the platform’s app (the company portal).',
+  session: 'Who the caller is: an API key, or a portal session and its limits.',
 };
 
 const SHARED_SCHEMAS: Record<string, JsonSchema> = {
@@ -188,6 +199,8 @@ function errorStatuses(path: string, method: string, operation: Operation, isPub
   // Every route refuses a query parameter holding NUL or a lone surrogate (400) and needs PostgreSQL (503).
   const statuses = ['400', '500', '503'];
   if (!isPublic) statuses.push('401', '429');
+  // A portal session's cookie: 403 on writes it may not make and on the routes of API keys only.
+  if (!isPublic && (method !== 'get' || operation[OPENAPI_KEYS_ONLY] === true)) statuses.push('403');
   if (path.includes('{')) statuses.push('404');
   if (['post', 'put', 'patch'].includes(method)) statuses.push('413', '415');
   if (operation.requestBody || (method === 'post' && !isPublic)) statuses.push('422');
@@ -228,11 +241,15 @@ function documentHeaders(method: string, operation: Operation, isPublic: boolean
       ...(isPublic ? {} : RATE_LIMIT_HEADERS),
       ...(status === '201' ? { location: headerRef('Location') } : {}),
       ...(method === 'post' && !isPublic ? { 'idempotent-replayed': headerRef('IdempotentReplayed') } : {}),
-      ...(method === 'get' && status === '200' ? { etag: headerRef('ETag') } : {}),
+      // A stream has no ETag: it is never complete.
+      ...(method === 'get' && status === '200' && !response.content?.['text/event-stream']
+        ? { etag: headerRef('ETag') }
+        : {}),
       ...response.headers,
     };
   }
-  if (method === 'get') operation.responses['304'] ??= responseRef('NotModified');
+  if (method === 'get' && !operation.responses['200']?.content?.['text/event-stream'])
+    operation.responses['304'] ??= responseRef('NotModified');
 }
 
 /**
@@ -258,6 +275,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   // Keys are opaque, not JWTs (the builder fills bearerFormat in).
   delete (config.components?.securitySchemes?.[SECURITY_SCHEME] as { bearerFormat?: string }).bearerFormat;
+  ((config.components ??= {}).securitySchemes ??= {})[PORTAL_SCHEME] = {
+    type: 'apiKey',
+    in: 'cookie',
+    name: PORTAL_COOKIE,
+    description:
+      'A portal session: the HttpOnly cookie set by `POST /int/v1/portal-sessions/exchange` (see docs/portal.md).',
+  };
   const document = SwaggerModule.createDocument(app, config);
   const registry = app.get(ResourceRegistry, { strict: false });
   const defs = registry.all();
@@ -291,7 +315,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       ]),
     ),
   };
-  document.security = [{ [SECURITY_SCHEME]: [] }];
+  document.security = [{ [SECURITY_SCHEME]: [] }, { [PORTAL_SCHEME]: [] }];
 
   const listOperations = new Map(defs.map((def) => [resourceOperationId('list', def.name), def]));
   const tags = new Set<string>();
@@ -311,6 +335,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     }
     documentHeaders(method, operation, isPublic);
     delete operation[OPENAPI_PUBLIC];
+    delete operation[OPENAPI_KEYS_ONLY];
     delete operation[OPENAPI_ERRORS];
     for (const tag of operation.tags ?? []) tags.add(tag);
   }

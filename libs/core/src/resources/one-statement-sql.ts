@@ -31,7 +31,7 @@ interface ShapeInput {
   keyed?: KeyedWrite;
 }
 
-/** The constraint a key already stored violates (migration 1700000000006). */
+/** The constraint a key already stored violates (migration 1700000000007). */
 export const IDEMPOTENCY_KEY_TAKEN = 'idempotency_keys_pkey';
 
 /**

@@ -4,6 +4,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestScope {
   companyUuid: string;
   apiKeyUuid?: string;
+  /** The key is a platform key (may open any company's portal). */
+  platform?: boolean;
+  /** Set when the caller is a portal session (its cookie) rather than an API key. */
+  portal?: { sessionUuid: string; readOnly: boolean; expiresAt: number };
 }
 
 /** One per request, opened before any handler runs and filled in once the caller is authenticated. */

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiUuidParam } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, ReadByPost } from '@wharf/core';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { EventRoutingService } from './event-routing.service';
 import { FilterTestDto } from './filter-test.dto';
@@ -37,6 +37,8 @@ export class EndpointRoutingController {
   }
 
   @Post(':uuid/filter-test')
+  // Evaluates a filter and changes nothing: open to read-only portal sessions.
+  @ReadByPost()
   @HttpCode(200)
   @ApiOperation({
     operationId: 'testWebhookEndpointFilter',

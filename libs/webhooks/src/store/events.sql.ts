@@ -12,7 +12,7 @@ const EVENT_FILTERS = (e: string) => `${e}.company_uuid = $1 AND ${e}.event_id <
   AND ($6::timestamptz IS NULL OR ${e}.created_at >= $6::timestamptz)
   AND ($7::timestamptz IS NULL OR ${e}.created_at <= $7::timestamptz)`;
 
-/** Whether delivery `d` failed or is retrying: the partial index's predicate (migration 1700000000116). */
+/** Whether delivery `d` failed or is retrying: the partial index's predicate (migration 1700000000117). */
 const UNSUCCESSFUL = (d: string) => isIn(d, 'retrying', 'failed');
 
 /**

@@ -6,7 +6,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * the company: its check would lock the company's row once more in every keyed write; companies:delete
  * empties the table of a deleted company's keys like any table without one, and they expire anyway.
  */
-export class CreateIdempotencyKeys1700000000006 implements MigrationInterface {
+export class CreateIdempotencyKeys1700000000007 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE TABLE "idempotency_keys" (
       "company_uuid" uuid NOT NULL,

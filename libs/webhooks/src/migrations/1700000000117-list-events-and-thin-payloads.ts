@@ -7,7 +7,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - its events with a delivery that failed or is retrying, off a partial index of those deliveries only;
  * - `payload` of an endpoint: `full` (the record, as before) or `thin` (a reference to it).
  */
-export class ListEventsAndThinPayloads1700000000116 implements MigrationInterface {
+export class ListEventsAndThinPayloads1700000000117 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
       'CREATE INDEX "webhook_events_company_event_id_idx" ON "webhook_events" ("company_uuid", "event_id")',
