@@ -125,6 +125,21 @@ function routes(key: string, uuids: string[]) {
         },
       ],
     },
+    // Not a route of its own: measured paired with POST (see main), so both see the same table size.
+    'POST keyed': {
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          path: '/inventory/int/v1/warehouses',
+          setupRequest: (r: any) => ({
+            ...r,
+            headers: { ...headers, 'idempotency-key': `bench-${process.pid}-${++n}` },
+            body: body(),
+          }),
+        },
+      ],
+    },
     PUT: {
       headers,
       requests: [
@@ -236,13 +251,26 @@ async function main() {
     await compareShapes(targets, api_key, uuids[0]);
     const results: Record<string, Record<Side, Measure[]>> = {};
 
-    for (const [name, options] of Object.entries(plan).filter(([route]) => !ONLY || ONLY.includes(route))) {
+    const routeNames = Object.keys(plan).filter((route) => route !== 'POST keyed');
+    for (const [name, options] of Object.entries(plan).filter(
+      ([route]) => routeNames.includes(route) && (!ONLY || ONLY.includes(route)),
+    )) {
       results[name] = { api: [], limit: [], peer: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate which side goes first so drift (caches, autovacuum) hits all alike.
         const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
         for (const side of order)
           results[name][side].push(await measure(targets[side], processes[side].pid!, options));
+      }
+    }
+
+    // POST with an Idempotency-Key on every request, paired with POST without, alternating which goes first.
+    const keyed: Measure[] = [];
+    const unkeyed: Measure[] = [];
+    for (let round = 0; round < (ONLY && !ONLY.includes('POST keyed') ? 0 : ROUNDS); round++) {
+      for (const variant of round % 2 ? ['POST keyed', 'POST'] : ['POST', 'POST keyed']) {
+        const measured = await measure(targets.api, api.pid!, plan[variant]);
+        (variant === 'POST' ? unkeyed : keyed).push(measured);
       }
     }
 
@@ -301,8 +329,22 @@ async function main() {
         post_without_rps: postWithout.rps,
         ratio_to_post_without: Number((postWith.rps / postWithout.rps).toFixed(3)),
       },
+      post_with_idempotency_key: keyed.length
+        ? {
+            ...summarise(keyed),
+            post_without_rps: summarise(unkeyed).rps,
+            post_without_cpu_us_per_request: summarise(unkeyed).cpu_us_per_request,
+            ratio_to_post_without: Number((summarise(keyed).rps / summarise(unkeyed).rps).toFixed(3)),
+          }
+        : null,
       peak_rss_mb: Object.fromEntries(SIDES.map((side) => [side, peakRssMb(processes[side].pid!)])),
-      targets: { ratio_to_limit: 1, ratio_to_peer: 3, api_peak_rss_mb: 130, post_with_3_endpoints: 0.85 },
+      targets: {
+        ratio_to_limit: 1,
+        ratio_to_peer: 3,
+        api_peak_rss_mb: 130,
+        post_with_3_endpoints: 0.85,
+        post_with_idempotency_key: 0.9,
+      },
     };
     process.stdout.write(
       'route      api req/s  limit req/s  peer req/s  ÷limit  ÷peer  api p50/p99 ms  CPU µs/req api|limit (server+pg)\n',
@@ -321,6 +363,12 @@ async function main() {
     process.stdout.write(
       `POST with 3 endpoints: ${postWith.rps} req/s (${result.post_with_3_endpoints.ratio_to_post_without} of POST without)\n`,
     );
+    if (result.post_with_idempotency_key) {
+      const k = result.post_with_idempotency_key;
+      process.stdout.write(
+        `POST with Idempotency-Key: ${k.rps} req/s (${k.ratio_to_post_without} of POST without, ${k.post_without_rps} req/s, same rounds); CPU µs/req ${cpu(k)} vs ${k.post_without_cpu_us_per_request.server}+${k.post_without_cpu_us_per_request.postgresql}\n`,
+      );
+    }
     process.stdout.write(
       `peak RSS MB: ${SIDES.map((side) => `${side} ${result.peak_rss_mb[side]}`).join(' / ')}\n`,
     );

@@ -39,6 +39,7 @@ function apiSection(api) {
   ]);
   const s = api.settings;
   const post = api.post_with_3_endpoints;
+  const keyed = api.post_with_idempotency_key;
   const rss = api.peak_rss_mb;
   const targets = api.targets;
   return `## The api against a hand-written limit and a stock NestJS peer
@@ -68,10 +69,18 @@ ${table(
 )}
 
 - POST with three webhook endpoints subscribed: ${n(post.rps)} req/s, ${post.ratio_to_post_without.toFixed(3)} of POST measured just before with them
-  disabled (${n(post.post_without_rps)} req/s).
+  disabled (${n(post.post_without_rps)} req/s).${
+    keyed
+      ? `
+- POST with an \`Idempotency-Key\` on every request: ${n(keyed.rps)} req/s, ${keyed.ratio_to_post_without.toFixed(3)} of POST without one in the
+  same rounds (${n(keyed.post_without_rps)} req/s); CPU µs ${n(keyed.cpu_us_per_request.server)} + ${n(keyed.cpu_us_per_request.postgresql)} against ${n(keyed.post_without_cpu_us_per_request.server)} + ${n(keyed.post_without_cpu_us_per_request.postgresql)}.`
+      : ''
+  }
 - Peak RSS under the bench: api ${rss.api} MB, limit ${rss.limit} MB, peer ${rss.peer} MB.
 - Targets: api ÷ limit ≥ ${targets.ratio_to_limit}, api ÷ peer ≥ ${targets.ratio_to_peer}, api peak RSS ≤ ${targets.api_peak_rss_mb} MB,
-  POST with endpoints ≥ ${targets.post_with_3_endpoints} of POST without.`;
+  POST with endpoints ≥ ${targets.post_with_3_endpoints} of POST without${
+    targets.post_with_idempotency_key ? `, keyed POST ≥ ${targets.post_with_idempotency_key} of POST` : ''
+  }.`;
 }
 
 function scaleSection(scale) {

@@ -40,7 +40,7 @@ describe('CORS', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
       expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
       const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/);
-      expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+      expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
       expect(res.headers.get('access-control-max-age')).toBe('7200');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
       expect(res.headers.get('vary')).toMatch(/origin/i);
@@ -53,7 +53,12 @@ describe('CORS', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
       const exposed = res.headers.get('access-control-expose-headers')!.split(/,\s*/);
       expect(exposed).toEqual(
-        expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining']),
+        expect.arrayContaining([
+          'x-request-id',
+          'x-ratelimit-limit',
+          'x-ratelimit-remaining',
+          'idempotent-replayed',
+        ]),
       );
     });
 

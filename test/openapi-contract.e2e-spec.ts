@@ -427,6 +427,27 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
     });
     await expectStatus(200, 'getEventRouting', { params: { event_id: delivered.event_id } });
     await expectStatus(404, 'getEventRouting', { params: { event_id: 'evt_0000000000000000000000000000' } });
+    await expectStatus(200, 'listEvents', { query: '?delivery_success=false&limit=5' });
+    await expectStatus(200, 'listEvents', {
+      query: `?data_id=${spare.uuid}&event_in=location.created,location.updated`,
+    });
+    await expectStatus(400, 'listEvents', { query: '?cursor=not-a-cursor' });
+    await expectStatus(200, 'getEvent', { params: { event_id: delivered.event_id } });
+    await expectStatus(404, 'getEvent', { params: { event_id: 'evt_0000000000000000000000000000' } });
+    // A keyed create, and its replay: the same documented answer, marked replayed.
+    const keyed = {
+      body: { location: { name: 'Keyed', city: 'Delft' } },
+      headers: { 'idempotency-key': 'contract-1' },
+    };
+    const created = await call('createLocation', keyed);
+    const replayed = await call('createLocation', keyed);
+    expect([created.status, replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([
+      201,
+      201,
+      'true',
+    ]);
+    expect(replayed.text).toBe(created.text);
+    await expectStatus(422, 'createLocation', { ...keyed, body: { location: { name: 'Other' } } });
     await expectStatus(200, 'deleteWebhookEndpoint', { params: { uuid: routed.uuid } });
     await expectStatus(200, 'resendWebhookRequestLog', { params: { uuid: delivered.uuid } });
     // A test send is not queued: 422.

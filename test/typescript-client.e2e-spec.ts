@@ -108,6 +108,37 @@ describe('@wharf/client (clients/typescript)', () => {
     expect(gone.response.status).toBe(404);
   });
 
+  it('sets an Idempotency-Key per call, and iterates over every page of events', async () => {
+    const company = await createCompany(api, 'Client Events Co');
+    const client = createWharfClient({ baseUrl: api.url, apiKey: company.key });
+    const W = '/inventory/int/v1/warehouses';
+    const body = {
+      warehouse: {
+        name: 'Keyed',
+        address: '1 Quay',
+        city: 'Rotterdam',
+        state: 'ZH',
+        zip: '3011',
+        capacity: 5,
+      },
+    };
+    const keyed = () => client.POST(W, { params: { header: { 'Idempotency-Key': 'client-key-1' } }, body });
+    const first = await keyed();
+    const again = await keyed();
+    expect(first.response.status).toBe(201);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.data!.warehouse.uuid).toBe(first.data!.warehouse.uuid);
+
+    for (let i = 0; i < 4; i++)
+      await client.POST(W, { body: { warehouse: { ...body.warehouse, name: `Paged ${i}` } } });
+    const seen: string[] = [];
+    for await (const event of client.events.list({ limit: 2, event: 'warehouse.created' }))
+      seen.push(event.id);
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+    expect([...seen].sort().reverse()).toEqual(seen);
+  });
+
   it('verifies a real delivery and returns it typed; the catalog schemas describe it', async () => {
     const { endpoint, secret } = await createEndpoint(api, acme, `${receiver.url}/hook`, [
       'warehouse.created',

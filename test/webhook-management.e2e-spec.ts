@@ -867,7 +867,21 @@ describe('webhook management API (the console’s backend)', () => {
           }),
         }),
       }),
+      // About no record: always sent in full, so it has no thin form.
+      thin: null,
     });
+    // A record's event also shows the thin form a `payload: "thin"` endpoint receives, with its schema.
+    expect(updated.thin.example).toEqual({
+      ...updated.thin.example,
+      event: 'warehouse.updated',
+      data: {
+        id: updated.example.data.id,
+        object: 'warehouse',
+        href: `${api.config.publicUrl}/inventory/int/v1/warehouses/${updated.example.data.id}`,
+        additionalData: { changes: Object.keys(updated.example.data.additionalData.changes) },
+      },
+    });
+    expect(updated.thin.schema.properties.data.required).toEqual(['id', 'object', 'href', 'additionalData']);
 
     const senders = await call('GET', '/int/v1/webhook-sender-addresses');
     expect(senders.status).toBe(200);

@@ -10,6 +10,7 @@ import {
   checkSchema,
   configureHttp,
   configureHttpConventions,
+  configureIdempotency,
   createFastifyAdapter,
   createLogger,
   instrumentHttp,
@@ -52,6 +53,7 @@ export async function createApi(
   await configureCors(app, config);
   configureHttp(app);
   configureAccess(app);
+  configureIdempotency(app, config.idempotencyTtlMs);
   serveResourceRoutes(app);
   instrumentHttp(app, config);
   logRequests(app, config);

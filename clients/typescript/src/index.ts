@@ -13,19 +13,56 @@ export interface WharfClientOptions extends ClientOptions {
   apiKey: string;
 }
 
-export type WharfClient = Client<paths>;
+/** The events API's filters (`cursor` is the iterator's business). */
+export type EventsQuery = Omit<NonNullable<paths['/int/v1/events']['get']['parameters']['query']>, 'cursor'>;
+type EventsPage = paths['/int/v1/events']['get']['responses'][200]['content']['application/json'];
+/** One event as `GET /int/v1/events` lists it: its full envelope. */
+export type StoredEvent = EventsPage['events'][number];
+
+/** An answer of the api that was not a success: its status and JSON:API errors. */
+export class WharfApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: unknown,
+  ) {
+    super(`The api answered ${status}: ${JSON.stringify(errors)}`);
+  }
+}
+
+export type WharfClient = Client<paths> & {
+  events: {
+    /**
+     * Every event matching `query`, newest first, fetched a page at a time as the loop asks for more
+     * (`meta.next_cursor`): `for await (const event of client.events.list({ delivery_success: 'false' }))`.
+     */
+    list(query?: EventsQuery): AsyncIterableIterator<StoredEvent>;
+  };
+};
 
 /**
  * A typed client of every route of the api (openapi-fetch over the generated `paths`):
  * `client.GET('/inventory/int/v1/warehouses', { params: { query: { limit: 10, filters: { name_like: 'dock' } } } })`.
  */
 export function createWharfClient({ apiKey, headers, ...options }: WharfClientOptions): WharfClient {
-  return createClient<paths>({
+  const client = createClient<paths>({
     // The list grammar's operators are plain parameters (`name_like=dock`), not `filters[name_like]`.
     querySerializer: { array: { style: 'form', explode: false }, object: { style: 'form', explode: true } },
     ...options,
     headers: { ...(headers as Record<string, string> | undefined), authorization: `Bearer ${apiKey}` },
   });
+  return Object.assign(client, { events: { list: (query: EventsQuery = {}) => eventPages(client, query) } });
+}
+
+async function* eventPages(client: Client<paths>, query: EventsQuery): AsyncIterableIterator<StoredEvent> {
+  let cursor: string | undefined;
+  do {
+    const { data, error, response } = await client.GET('/int/v1/events', {
+      params: { query: { ...query, ...(cursor ? { cursor } : {}) } },
+    });
+    if (!data) throw new WharfApiError(response.status, (error as { errors?: unknown } | undefined)?.errors);
+    yield* data.events;
+    cursor = data.meta.next_cursor ?? undefined;
+  } while (cursor);
 }
 
 /** Request headers as Node (`req.headers`) or fetch (`request.headers`) give them. */

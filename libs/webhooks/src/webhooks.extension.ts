@@ -35,12 +35,16 @@ import { CreateErasures1700000000115 } from './migrations/1700000000115-create-e
 import { NotifyActivity1700000000116 } from './migrations/1700000000116-notify-activity';
 import { ActivityHub } from './activity/activity-hub';
 import { WebhookActivityController } from './activity/webhook-activity.controller';
+import { ListEventsAndThinPayloads1700000000117 } from './migrations/1700000000117-list-events-and-thin-payloads';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { EndpointRoutingController } from './management/endpoint-routing.controller';
 import { EventRoutingController } from './management/event-routing.controller';
 import { EventRoutingService } from './management/event-routing.service';
+import { EventsController } from './management/events.controller';
+import { EventsService } from './management/events.service';
+import { EventsStore } from './store/events.store';
 import { FilterEvaluator } from './filters/filter-evaluator';
 import { OPERATIONAL_EVENT_DECLARATIONS } from './events/operational-event-declarations';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
@@ -76,6 +80,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     PartitionEventsAndLogs1700000000114,
     CreateErasures1700000000115,
     NotifyActivity1700000000116,
+    ListEventsAndThinPayloads1700000000117,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [
@@ -87,6 +92,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     EventRoutingController,
     EndpointRoutingController,
     WebhookActivityController,
+    EventsController,
   ],
   providers: [
     ActivityHub,
@@ -105,6 +111,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     FilterEvaluator,
     EventRoutingService,
     ErasureService,
+    EventsStore,
+    EventsService,
   ],
   exports: [
     WebhookEndpointsService,

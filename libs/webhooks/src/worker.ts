@@ -12,6 +12,7 @@ import { EndpointRateLimiter } from './stages/dispatch/endpoint-rate-limiter';
 import { EndpointSendLeases } from './stages/dispatch/endpoint-send-leases';
 import { RateGate } from './stages/dispatch/rate-gate';
 import { SendAttempt } from './stages/dispatch/send-attempt';
+import { ThinEnvelopes } from './stages/dispatch/thin-envelope';
 import { OutboxRelay } from './stages/fan-out/outbox.relay';
 import { AttemptWriter } from './stages/record/attempt-writer';
 import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
@@ -32,6 +33,7 @@ export { PartitionMaintainer as RequestLogPurger } from './stages/lifecycle/part
 export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
 export { attemptBatchJson } from './store/attempt-batch';
 export { FAN_OUT } from './store/fan-out.sql';
+export { LIST_UNSUCCESSFUL_EVENTS } from './store/events.sql';
 export { RECORD_ATTEMPTS } from './store/record.sql';
 export { QUEUE_WINDOW_CAPS } from './tuning';
 
@@ -63,6 +65,7 @@ export const WORKER_DATABASE_SETTINGS = {
     RateGate,
     EndpointSendLeases,
     SendAttempt,
+    ThinEnvelopes,
     // The api's test sends share the instance (and its OAuth2 token cache) the extension provides.
     { provide: DESTINATION, useExisting: HttpDestination },
     AttemptWriter,

@@ -660,6 +660,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s events, newest first
+         * @description Every event of the company while the outbox keeps it (`WEBHOOKS_EVENT_RETENTION_DAYS`), as a full envelope. Page with `meta.next_cursor`. `delivery_success=false`: the events with a delivery that failed or is still retrying (to `webhook_endpoint_uuid`, when given): what a receiver missed.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event and its deliveries
+         * @description The event’s envelope (its id, `evt_…`, is the `webhook-id` of its deliveries) and, for each endpoint it went to, the delivery’s state: `waiting`, `admitted`, `retrying`, `failed` or `delivered`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fleet/int/v1/vehicles": {
         parameters: {
             query?: never;
@@ -1073,6 +1113,11 @@ export interface components {
                  * @example sort
                  */
                 parameter?: string;
+                /**
+                 * @description The request header at fault.
+                 * @example Idempotency-Key
+                 */
+                header?: string;
             };
             meta?: {
                 [key: string]: unknown;
@@ -1209,6 +1254,8 @@ export interface components {
             rate_limit_per_second: number | null;
             /** @enum {string} */
             ordering: "none" | "entity";
+            /** @enum {string} */
+            payload: "full" | "thin";
             throttled: boolean;
             throttled_reason: string | null;
             /** @description Any JSON value. */
@@ -1230,6 +1277,8 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
+                /** @enum {string|null} */
+                payload?: "full" | "thin" | null;
                 filter?: {
                     [key: string]: unknown;
                 } | null;
@@ -1250,6 +1299,8 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
+            /** @enum {string|null} */
+            payload?: "full" | "thin" | null;
             filter?: {
                 [key: string]: unknown;
             } | null;
@@ -1272,6 +1323,8 @@ export interface components {
                 rate_limit_per_second?: number | null;
                 /** @enum {string|null} */
                 ordering?: "none" | "entity" | null;
+                /** @enum {string|null} */
+                payload?: "full" | "thin" | null;
                 filter?: {
                     [key: string]: unknown;
                 } | null;
@@ -1292,6 +1345,8 @@ export interface components {
             rate_limit_per_second?: number | null;
             /** @enum {string|null} */
             ordering?: "none" | "entity" | null;
+            /** @enum {string|null} */
+            payload?: "full" | "thin" | null;
             filter?: {
                 [key: string]: unknown;
             } | null;
@@ -2593,7 +2648,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request’s id: the client’s `x-request-id` when it sent a sane one, otherwise a new uuid. */
@@ -2608,6 +2666,8 @@ export interface components {
         WwwAuthenticate: string;
         /** @description The created record’s URL (its path on this api). */
         Location: string;
+        /** @description `true` on the stored answer of an earlier request with the same `Idempotency-Key` (nothing was done again). */
+        IdempotentReplayed: "true";
         /** @description A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged. */
         ETag: string;
     };
@@ -2741,7 +2801,10 @@ export interface operations {
     createLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2758,6 +2821,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2975,7 +3039,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2998,6 +3065,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3086,7 +3154,10 @@ export interface operations {
     createPortalSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3121,6 +3192,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3412,6 +3484,8 @@ export interface operations {
                 rate_limit_per_second?: number;
                 /** @description Equals (see `filters` for the other operators on ordering). */
                 ordering?: "none" | "entity";
+                /** @description Equals (see `filters` for the other operators on payload). */
+                payload?: "full" | "thin";
                 /** @description Equals (see `filters` for the other operators on throttled). */
                 throttled?: boolean;
                 /** @description Equals (see `filters` for the other operators on throttled_reason). */
@@ -3451,7 +3525,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3468,6 +3545,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3578,7 +3656,10 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3593,6 +3674,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3610,6 +3692,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3618,7 +3701,10 @@ export interface operations {
     enableWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3632,6 +3718,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3644,6 +3731,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3652,7 +3740,10 @@ export interface operations {
     disableWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3666,6 +3757,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,6 +3770,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3686,7 +3779,10 @@ export interface operations {
     sendWebhookEndpointTest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3704,6 +3800,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3725,7 +3822,10 @@ export interface operations {
     verifyWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3739,6 +3839,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,7 +3861,10 @@ export interface operations {
     recoverWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3779,6 +3883,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3969,7 +4074,10 @@ export interface operations {
     resendWebhookRequestLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -3984,6 +4092,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4274,11 @@ export interface operations {
                             example: Record<string, never>;
                             /** @description JSON Schema (2020-12) of the envelope as delivered. */
                             schema: Record<string, never>;
+                            /** @description The event as an endpoint with `payload: "thin"` receives it (a reference to the record); null for an event about no record, which is always sent in full. */
+                            thin: {
+                                example: Record<string, never>;
+                                schema: Record<string, never>;
+                            } | null;
                         }[];
                     };
                 };
@@ -4216,7 +4330,10 @@ export interface operations {
     createErasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4232,6 +4349,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4429,7 +4547,10 @@ export interface operations {
     testWebhookEndpointFilter: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -4447,6 +4568,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4563,6 +4685,130 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events that went to this endpoint. */
+                webhook_endpoint_uuid?: string;
+                /** @description `false`: only events with a delivery that failed or is retrying; `true`: only those without. */
+                delivery_success?: "true" | "false";
+                /** @description Only events created at or before this time. */
+                created_at_lte?: string;
+                /** @description Only events created at or after this time. */
+                created_at_gte?: string;
+                /** @description Only events about this record (`data.id`, its uuid). */
+                data_id?: string;
+                /** @description Only events of these names, comma-separated. */
+                event_in?: string;
+                /** @description Only events of this name. */
+                event?: string;
+                /** @description The `meta.next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Events per page, 1–100 (default 30). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @example evt_0mwzr4opp98935eebd9a13b9cd204 */
+                            id: string;
+                            /** @example v1 */
+                            api_version: string;
+                            /** @example warehouse.created */
+                            event: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            per_page: number;
+                            /** @description Pass as `cursor` (with the same filters) for the next page; null on the last page. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The event as an endpoint with `payload: "full"` receives it (see the event catalog for each event’s schema). */
+                        event: {
+                            /** @example evt_0mwzr4opp98935eebd9a13b9cd204 */
+                            id: string;
+                            /** @example v1 */
+                            api_version: string;
+                            /** @example warehouse.created */
+                            event: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Each endpoint the event went to, and what became of it there. */
+                        deliveries: {
+                            /** Format: uuid */
+                            webhook_endpoint_uuid: string;
+                            /** @enum {string} */
+                            status: "waiting" | "admitted" | "retrying" | "failed" | "delivered";
+                            attempts: number;
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listVehicles: {
         parameters: {
             query?: {
@@ -4631,7 +4877,10 @@ export interface operations {
     createVehicle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4648,6 +4897,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4819,7 +5069,10 @@ export interface operations {
     recordDriverLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -4843,6 +5096,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,7 +5185,10 @@ export interface operations {
     createDriver: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4948,6 +5205,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5119,7 +5377,10 @@ export interface operations {
     moveOrderStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The record’s uuid. */
                 uuid: string;
@@ -5141,6 +5402,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5231,7 +5493,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5248,6 +5513,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5490,7 +5756,10 @@ export interface operations {
     createWarehouse: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5507,6 +5776,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5739,7 +6009,10 @@ export interface operations {
     createWarehouseSection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5756,6 +6029,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5992,7 +6266,10 @@ export interface operations {
     createWarehouseDock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6009,6 +6286,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
                     location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -15,6 +15,7 @@ export default class WebhookEndpointModel extends Model {
   @attr('number') maxInFlight;
   @attr('number') rateLimitPerSecond;
   @attr('string', { defaultValue: "none" }) ordering;
+  @attr('string', { defaultValue: "full" }) payload;
   @attr('boolean', { defaultValue: false }) throttled;
   @attr('string') throttledReason;
   @attr() filter;

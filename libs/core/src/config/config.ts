@@ -55,6 +55,10 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** When set, the queue dashboard is mounted at /admin/queues behind this token. */
   adminToken: string | undefined;
+  /** The api's address as its clients reach it (no trailing slash): absolute links in webhook payloads. */
+  publicUrl: string;
+  /** How long an Idempotency-Key and the answer stored with it are kept. */
+  idempotencyTtlMs: number;
   /** The CSP `frame-ancestors` sources of the console: who may embed it (the company portal) in a frame. */
   portalFrameAncestors: string[];
   webhooks: WebhooksConfig;
@@ -266,10 +270,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const key = appKey(env, nodeEnv, databaseUrl);
   const extensions = read(env, 'EXTENSIONS', '');
   const senders = read(env, 'WEBHOOKS_SENDER_ADDRESSES', '');
+  const port = integer(env, 'PORT', 3000, 0, 65535);
   return {
     nodeEnv,
     host: read(env, 'HOST', '0.0.0.0'),
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisClusterNodes,
@@ -291,6 +296,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsPort: integer(env, 'METRICS_PORT', 0, 0, 65535),
     metricsToken: secret(env, 'METRICS_TOKEN'),
     adminToken: secret(env, 'ADMIN_TOKEN'),
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    idempotencyTtlMs: positiveDuration(env, 'IDEMPOTENCY_TTL', '24h'),
     portalFrameAncestors: frameAncestors(env),
     webhooks: {
       retrySchedule,
@@ -308,6 +315,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       sweepGraceMs: durations(env, 'WEBHOOKS_SWEEP_GRACE', '5s')[0],
     },
   };
+}
+
+function positiveDuration(env: Env, name: string, fallback: string): number {
+  const [ms] = durations(env, name, fallback);
+  if (!(ms > 0))
+    throw new ConfigError(name, `must be a positive duration, got "${read(env, name, fallback)}"`);
+  return ms;
 }
 
 /** WEBHOOKS_PARTITION_INTERVAL: whole seconds, at least one (partition names carry the second). */

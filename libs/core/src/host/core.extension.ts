@@ -14,6 +14,7 @@ import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-gra
 import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/1700000000004-search-without-frequent-grams';
 import { SearchQueryOneBody1700000000005 } from '../migrations/1700000000005-search-query-one-body';
 import { CreatePortalSessions1700000000006 } from '../migrations/1700000000006-create-portal-sessions';
+import { CreateIdempotencyKeys1700000000007 } from '../migrations/1700000000007-create-idempotency-keys';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
@@ -28,6 +29,7 @@ import { CreatePortalSessions1700000000006 } from '../migrations/1700000000006-c
     SearchWithoutFrequentGrams1700000000004,
     SearchQueryOneBody1700000000005,
     CreatePortalSessions1700000000006,
+    CreateIdempotencyKeys1700000000007,
   ],
   controllers: [LocationController, ApiKeysController, PortalSessionsController, SessionController],
 })

@@ -3,7 +3,20 @@ import { AppConfig } from '../config/config';
 import { ExtensionManifest, extensionManifest } from '../extensions/extension.decorator';
 import { checkExtensions } from '../extensions/extension-checks';
 import { assertNoConflicts, loadExtensions } from '../extensions/extension-loader';
+import type { ResourceDefinition } from '../resources/resource-definition';
 import { CoreExtension } from './core.extension';
+
+/** The namespace (`inventory/int/v1`) of each entity's extension, as the composed host mounts it. */
+const namespaces = new WeakMap<object, string>();
+
+/**
+ * The path of a resource's collection as the api serves it (`/inventory/int/v1/warehouses`), in any process
+ * of a composed host (a worker builds links to records with it); undefined for an entity no extension declares.
+ */
+export function resourceCollectionPath(def: ResourceDefinition): string | undefined {
+  const namespace = namespaces.get(def.entity);
+  return namespace === undefined ? undefined : `/${namespace}/${def.path}`;
+}
 
 /** Everything a process of the host is made of: built-in modules first, then the loaded extensions. */
 export interface HostComposition {
@@ -19,5 +32,9 @@ export function composeHost(config: AppConfig, builtIns: Type[] = [], extensions
   const modules = [CoreExtension, ...builtIns, ...(extensions ?? loadExtensions(config.extensions))];
   assertNoConflicts(modules);
   checkExtensions(modules);
-  return { modules, manifests: modules.map((module) => extensionManifest(module)) };
+  const manifests = modules.map((module) => extensionManifest(module));
+  for (const manifest of manifests) {
+    for (const entity of manifest.entities ?? []) namespaces.set(entity, manifest.namespace);
+  }
+  return { modules, manifests };
 }

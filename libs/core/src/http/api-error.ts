@@ -6,7 +6,7 @@ export interface ErrorObject {
   code: string;
   title: string;
   detail: string;
-  source?: { pointer?: string; parameter?: string };
+  source?: { pointer?: string; parameter?: string; header?: string };
   meta?: Record<string, unknown>;
 }
 

@@ -19,7 +19,7 @@ export async function configureCors(app: NestFastifyApplication, config: AppConf
         : (origin: string | undefined, grant: (error: Error | null, origin: string | false) => void) =>
             grant(null, origin !== undefined && allowed.includes(origin) ? origin : false),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match', 'Idempotency-Key'],
     exposedHeaders: [
       'x-request-id',
       'x-ratelimit-limit',
@@ -28,6 +28,7 @@ export async function configureCors(app: NestFastifyApplication, config: AppConf
       'etag',
       'location',
       'allow',
+      'idempotent-replayed',
     ],
     maxAge: CORS_MAX_AGE_SECONDS,
     credentials: false,

@@ -66,6 +66,11 @@ const HEADERS: Record<string, JsonSchema> = {
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   WwwAuthenticate: { description: '`Bearer`', schema: { type: 'string' } },
   Location: { description: 'The created record’s URL (its path on this api).', schema: { type: 'string' } },
+  IdempotentReplayed: {
+    description:
+      '`true` on the stored answer of an earlier request with the same `Idempotency-Key` (nothing was done again).',
+    schema: { type: 'string', enum: ['true'] },
+  },
   ETag: {
     description:
       'A strong validator of the body; send it as `If-None-Match` to get a 304 while it is unchanged.',
@@ -73,6 +78,20 @@ const HEADERS: Record<string, JsonSchema> = {
   },
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The header every authenticated POST takes (see idempotency.hook.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored ' +
+    'with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any ' +
+    'repeat with the same key, without doing anything again. A repeat while the first is running waits for ' +
+    'its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. ' +
+    'Keys are scoped to the company of the API key.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
 const RATE_LIMIT_HEADERS = {
   'x-ratelimit-limit': headerRef('XRateLimitLimit'),
   'x-ratelimit-remaining': headerRef('XRateLimitRemaining'),
@@ -93,6 +112,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'webhook-endpoints': 'Where events are delivered, and the actions on one endpoint (secret, test, recover).',
   'webhook-request-logs': 'One row per delivery attempt, with the answer received.',
   'webhook-events': 'The catalog of events an endpoint can subscribe to.',
+  events:
+    'What happened in the company: its events while they are kept, and what became of their deliveries.',
   'webhook-sender-addresses': 'The addresses deliveries come from.',
   'webhook-activity': 'Delivery at a glance: attempts per hour or minute, and a live stream of the log.',
   'portal-sessions': 'Links that open a company’s console inside the platform’s app (the company portal).',
@@ -140,6 +161,7 @@ const SHARED_SCHEMAS: Record<string, JsonSchema> = {
             example: attributePointer('sections', 0, 'name'),
           },
           parameter: { type: 'string', description: 'The query parameter at fault.', example: 'sort' },
+          header: { type: 'string', description: 'The request header at fault.', example: 'Idempotency-Key' },
         },
       },
       meta: { type: 'object', additionalProperties: true },
@@ -181,7 +203,7 @@ function errorStatuses(path: string, method: string, operation: Operation, isPub
   if (!isPublic && (method !== 'get' || operation[OPENAPI_KEYS_ONLY] === true)) statuses.push('403');
   if (path.includes('{')) statuses.push('404');
   if (['post', 'put', 'patch'].includes(method)) statuses.push('413', '415');
-  if (operation.requestBody) statuses.push('422');
+  if (operation.requestBody || (method === 'post' && !isPublic)) statuses.push('422');
   if (/^(create|update|patch|delete)/.test(operation.operationId)) statuses.push('409');
   return [...statuses, ...((operation[OPENAPI_ERRORS] as number[] | undefined) ?? []).map(String)];
 }
@@ -218,6 +240,7 @@ function documentHeaders(method: string, operation: Operation, isPublic: boolean
       'x-request-id': headerRef('XRequestId'),
       ...(isPublic ? {} : RATE_LIMIT_HEADERS),
       ...(status === '201' ? { location: headerRef('Location') } : {}),
+      ...(method === 'post' && !isPublic ? { 'idempotent-replayed': headerRef('IdempotentReplayed') } : {}),
       // A stream has no ETag: it is never complete.
       ...(method === 'get' && status === '200' && !response.content?.['text/event-stream']
         ? { etag: headerRef('ETag') }
@@ -270,6 +293,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ...components.schemas,
   };
   components.headers = HEADERS;
+  components.parameters = { ...components.parameters, IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER as never };
   components.responses = {
     NotModified: {
       description: 'The body is unchanged since the `ETag` sent as `If-None-Match`; none is sent.',
@@ -300,6 +324,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     if (def) operation.parameters = [...(operation.parameters ?? []), ...listFilterParameters(def)];
     const isPublic = operation[OPENAPI_PUBLIC] === true;
     if (isPublic) operation.security = [];
+    else if (method === 'post') {
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        { $ref: '#/components/parameters/IdempotencyKey' },
+      ];
+    }
     for (const status of errorStatuses(path, method, operation, isPublic)) {
       operation.responses[status] ??= responseRef(ERROR_RESPONSES[status][0]);
     }

@@ -1,3 +1,4 @@
+import type { KeyedWrite } from '../database/pinned-connection';
 import type { StatementChange, WriteListener } from './resource-change';
 import type { ResourceDefinition } from './resource-definition';
 import { recordExpression, wireValue } from './record-sql';
@@ -26,6 +27,28 @@ interface ShapeInput {
   values: Record_;
   company: string;
   uuid?: string;
+  /** A create with an Idempotency-Key: the key and the answer are stored by the statement (keyedCte). */
+  keyed?: KeyedWrite;
+}
+
+/** The constraint a key already stored violates (migration 1700000000007). */
+export const IDEMPOTENCY_KEY_TAKEN = 'idempotency_keys_pkey';
+
+/**
+ * The key of a keyed create and the answer the route gives, stored by the write's own statement: the status
+ * (201), the headers the answer has of its own (its type and Location) and the body, `{"<key>": record}`
+ * with the record's text as the statement built it. A key already stored violates the primary key and the
+ * whole statement (the write with it) fails: a repeat waits on the index for the first to commit, as the
+ * claim of a request in a transaction does.
+ */
+function keyedCte(def: ResourceDefinition, params: Params<ShapeInput>, source: string): string {
+  const value = (make: (keyed: KeyedWrite) => unknown) => params.fresh((i) => make(i.keyed!));
+  const root = literal(`{${JSON.stringify(def.keys.singular)}:`);
+  return `k AS (INSERT INTO "idempotency_keys" ("company_uuid", "key", "route", "body_hash", "status", "headers", "body", "expires_at")
+    SELECT ${value((k) => k.company)}::uuid, ${value((k) => k.key)}, ${value((k) => k.route)}, ${value((k) => k.hash)}, 201,
+      jsonb_build_object('content-type', 'application/json; charset=utf-8', 'location', ${value((k) => k.collection)}::text || '/' || (${source}."record"::json ->> 'uuid')),
+      ${root} || ${source}."record" || '}', now() + ${value((k) => k.ttlMs)}::float8 * interval '1 millisecond'
+    FROM ${source})`;
 }
 
 /** A write statement built for one shape: its text, and the parameters to make each execution's values. */
@@ -68,7 +91,7 @@ async function run(
   listeners: WriteListener[],
   build: (params: Params<ShapeInput>) => { write: string; source: string; company: string },
 ): Promise<WrittenRecord | undefined> {
-  const key = `${action}:${listeners === NO_LISTENERS}:${Object.keys(input.values).join('\0')}`;
+  const key = `${action}:${listeners === NO_LISTENERS}:${input.keyed !== undefined}:${Object.keys(input.values).join('\0')}`;
   let known = shapes.get(def);
   if (!known) shapes.set(def, (known = new Map()));
   const shape = known.get(key);
@@ -83,7 +106,12 @@ async function run(
     const parts = listeners.map((listener, i) =>
       listener.inStatement!({ resource: def, action, params, company, source: 's', prefix: `l${i}_` }),
     );
-    const ctes = [write, `s AS (${source})`, ...parts.flatMap((part) => part.with)];
+    const ctes = [
+      write,
+      `s AS (${source})`,
+      ...parts.flatMap((part) => part.with),
+      ...(input.keyed ? [keyedCte(def, params, 's')] : []),
+    ];
     const select = ['s."record"', 's."changes"', 's."changed"', ...parts.flatMap((part) => part.select)];
     text = `WITH ${ctes.join(',\n')}\nSELECT ${select.join(', ')} FROM s`;
     values = params.values;
@@ -106,9 +134,11 @@ export function insertInOneStatement(
   company: string,
   values: Record_,
   listeners: WriteListener[],
+  /** The Idempotency-Key of the request, stored with the answer by the same statement (keyedCte). */
+  keyed?: KeyedWrite,
 ): Promise<WrittenRecord | undefined> {
   values = inDeclarationOrder(def, values);
-  return run(sql, def, 'created', { values, company }, listeners, (params) => {
+  return run(sql, def, 'created', { values, company, keyed }, listeners, (params) => {
     const columns = Object.keys(values);
     const placeholders = columns.map((column) =>
       params.fresh((i) => columnValue(def, column, i.values[column])),

@@ -58,6 +58,14 @@ function handlerOf(services: ResourceServices, { entity, method }: ResourceRoute
   }
 }
 
+/**
+ * Whether a route (by its Fastify config) is a resource's generated create: it reads and checks its body,
+ * then writes, and does nothing else before its first statement.
+ */
+export function isResourceCreate(config: unknown): boolean {
+  return (config as Record<string, ResourceRoute | undefined> | undefined)?.[CONFIG_KEY]?.method === 'create';
+}
+
 /** As Nest's adapter does: find-my-way matches an empty segment for `:uuid`, which is no route at all. */
 function withUuid(handle: (request: RouteRequest) => Promise<unknown>) {
   return (request: RouteRequest, reply: FastifyReply) =>

@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
+import { queryUnpinned } from '../database/pinned-connection';
 import { clientOf } from '../database/typeorm-pg';
 import { EXACT_TOTAL_LIMIT, type ListQuery, searchIndexed } from './list-query';
 import { jsonValue, recordExpression } from './record-sql';
@@ -23,6 +24,11 @@ function statement(sql: string, params: unknown[], prepared?: boolean) {
 
 export const sqlOfPool = (pool: Pool): Sql => ({
   rows: async (sql, params, prepared) => (await pool.query(statement(sql, params, prepared))).rows,
+});
+
+/** sqlOfPool on a connection of the pool's own even while the request has one pinned (pinned-connection.ts). */
+export const sqlOfUnpinnedPool = (pool: Pool): Sql => ({
+  rows: async (sql, params, prepared) => (await queryUnpinned(pool, statement(sql, params, prepared))).rows,
 });
 
 /**

@@ -7,13 +7,22 @@ import { notFound } from './resource-errors';
 import { ResourceHooks, ResourceRow } from './resource-hooks';
 import { PointedValues, checkReferences } from './reference-checks';
 import { serialize, serializeOne, strip } from './resource-serializer';
-import { LOCK_NOT_AVAILABLE, insertInOneStatement, updateInOneStatement } from './one-statement-sql';
+import type { KeyedWrite } from '../database/pinned-connection';
+import {
+  IDEMPOTENCY_KEY_TAKEN,
+  LOCK_NOT_AVAILABLE,
+  insertInOneStatement,
+  updateInOneStatement,
+} from './one-statement-sql';
 import { ResourceChange, WriteListener } from './resource-change';
 import { explainDbError } from './resource-errors';
 import { Sql, UUID, scopedSql } from './resource-sql';
 import type { WriteTransaction } from './write-transaction';
 
 type Record_ = Record<string, unknown>;
+
+/** What createAlone answers when the request's Idempotency-Key is stored already (nothing was written). */
+export const KEY_TAKEN = Symbol('idempotency key taken');
 
 /** A resource whose `column` refers to another resource's records, and is set to NULL when they are deleted. */
 export interface Referrer {
@@ -44,12 +53,20 @@ export class ResourceWriter {
    * can record it inside a statement (WriteListener.inStatement) is one statement committed on its own.
    * These return its record; undefined, with nothing written, when the write needs a transaction.
    */
-  async createAlone(sql: Sql, company: string, input: WriteInput, listeners: WriteListener[]) {
+  async createAlone(
+    sql: Sql,
+    company: string,
+    input: WriteInput,
+    listeners: WriteListener[],
+    keyed?: KeyedWrite,
+  ): Promise<string | typeof KEY_TAKEN | undefined> {
     if (!this.alone(input, listeners)) return undefined;
-    const written = await this.explained(
-      insertInOneStatement(sql, this.def, company, input.values, listeners),
-    );
-    return written?.record;
+    try {
+      return (await insertInOneStatement(sql, this.def, company, input.values, listeners, keyed))?.record;
+    } catch (error) {
+      if (keyed && (error as { constraint?: string }).constraint === IDEMPOTENCY_KEY_TAKEN) return KEY_TAKEN;
+      throw explainDbError(error);
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { untouchedKeyedRequest } from '../database/pinned-connection';
 import { poolOf } from '../database/typeorm-pg';
 import { JsonText, underKey } from '../http/json-text';
 import { WriteInput, readWriteBody } from './body-reader';
@@ -8,10 +9,10 @@ import { EmbedInfo, ResourceDefinition } from './resource-definition';
 import { ResourceHooks, ResourceRow } from './resource-hooks';
 import { ResourceReader } from './resource-reader';
 import { serialize } from './resource-serializer';
-import { Sql, sqlOfPool } from './resource-sql';
+import { Sql, sqlOfPool, sqlOfUnpinnedPool } from './resource-sql';
 import { runWriteTransaction } from './resource-transaction';
 import { RequestContext } from '../tenancy/request-context';
-import { Referrer, ResourceWriter } from './resource-writer';
+import { KEY_TAKEN, Referrer, ResourceWriter } from './resource-writer';
 import { DeclaredEvents, WriteTransaction } from './write-transaction';
 
 export type { Referrer } from './resource-writer';
@@ -40,6 +41,8 @@ export class ResourceService {
   private readonly reader: ResourceReader;
   private readonly writer: ResourceWriter;
   private readonly sql: Sql;
+  /** For a keyed create that stores its key itself: never the request's pinned connection. */
+  private readonly unpinned: Sql;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -53,6 +56,7 @@ export class ResourceService {
     private readonly declared?: DeclaredEvents,
   ) {
     this.sql = sqlOfPool(poolOf(dataSource));
+    this.unpinned = sqlOfUnpinnedPool(poolOf(dataSource));
     this.reader = new ResourceReader(def, this.sql);
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
@@ -80,16 +84,26 @@ export class ResourceService {
     return (await this.createJson(body)).value();
   }
 
-  /** create() as JSON text, for the route: a plain create is one statement, anything else a transaction. */
+  /**
+   * create() as JSON text, for the route: a plain create is one statement, anything else a transaction. A
+   * plain create with an Idempotency-Key stores the key and its answer in that statement (when the answer is
+   * the statement's text as it is); a key stored already makes it write nothing.
+   */
   async createJson(body: unknown): Promise<JsonText> {
     const input = readWriteBody(this.def, body, false);
+    const pin = needsNormalising(this.def) ? undefined : untouchedKeyedRequest();
     const alone = await this.writer.createAlone(
-      this.sql,
+      pin ? this.unpinned : this.sql,
       RequestContext.companyUuid(),
       input,
       this.listeners,
+      pin?.keyed,
     );
-    if (alone !== undefined) return this.json(alone);
+    if (alone === KEY_TAKEN) await pin!.taken();
+    else if (alone !== undefined) {
+      if (pin) pin.storedInStatement = true;
+      return this.json(alone);
+    }
     return this.json(JSON.stringify(await this.transaction((tx) => this.writer.createIn(tx, input))));
   }
 

@@ -13,6 +13,8 @@ export interface RequestScope {
 /** One per request, opened before any handler runs and filled in once the caller is authenticated. */
 interface ScopeHolder {
   scope?: RequestScope;
+  /** The connection every statement of the request runs on, when one is pinned (see pinned-connection.ts). */
+  connection?: object;
 }
 
 const storage = new AsyncLocalStorage<ScopeHolder>();
@@ -35,6 +37,15 @@ export const RequestContext = {
     const holder = storage.getStore();
     if (!holder) throw new Error('No request scope opened: RequestContext.open must wrap the request');
     holder.scope = scope;
+  },
+  /** Pins (or, with undefined, unpins) the connection every statement of this request runs on. */
+  pinConnection(connection: object | undefined): void {
+    const holder = storage.getStore();
+    if (!holder) throw new Error('No request scope opened: RequestContext.open must wrap the request');
+    holder.connection = connection;
+  },
+  pinnedConnection(): object | undefined {
+    return storage.getStore()?.connection;
   },
   current(): RequestScope | undefined {
     return storage.getStore()?.scope;

@@ -13,6 +13,8 @@ import {
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'];
 export const ENDPOINT_ORDERINGS = ['none', 'entity'];
+/** `full`: the record in every delivery; `thin`: a reference to it (its id, resource and URL). */
+export const ENDPOINT_PAYLOADS = ['full', 'thin'];
 export const MAX_IN_FLIGHT_LIMIT = 100;
 export const RATE_LIMIT_PER_SECOND_LIMIT = 10_000;
 
@@ -32,6 +34,8 @@ export class WebhookEndpointDto {
   @IsOptional() @IsInt() @Min(1) @Max(RATE_LIMIT_PER_SECOND_LIMIT) rate_limit_per_second?: number | null;
   /** null is refused by WebhookEndpointHooks. */
   @IsOptional() @IsIn(ENDPOINT_ORDERINGS) ordering?: string;
+  /** null is refused by WebhookEndpointHooks. */
+  @IsOptional() @IsIn(ENDPOINT_PAYLOADS) payload?: string;
   /** Compiled and checked by WebhookEndpointHooks; null (or {}) receives every subscribed event. */
   @IsOptional() @IsObject() filter?: Record<string, unknown> | null;
   /** Up to 20 static headers; checked and sealed by WebhookEndpointHooks (endpoint-credentials.ts). */

@@ -1,6 +1,11 @@
 import { BaseResource, ResourceModel } from '@wharf/core';
 import { Column, Entity } from 'typeorm';
-import { ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, WebhookEndpointDto } from './webhook-endpoint.dto';
+import {
+  ENDPOINT_ORDERINGS,
+  ENDPOINT_PAYLOADS,
+  ENDPOINT_STATUSES,
+  WebhookEndpointDto,
+} from './webhook-endpoint.dto';
 import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
 
 /**
@@ -51,6 +56,8 @@ export class WebhookEndpoint extends BaseResource {
   @Column({ type: 'int', nullable: true }) rate_limit_per_second: number | null;
   /** `entity`: deliveries about one record (`data.id`) go strictly in commit order. */
   @Column({ type: 'varchar', enum: ENDPOINT_ORDERINGS, default: 'none' }) ordering: string;
+  /** `thin`: deliveries carry a reference to the record (id, resource, URL) instead of the record. */
+  @Column({ type: 'varchar', enum: ENDPOINT_PAYLOADS, default: 'full' }) payload: string;
   /** Held to one attempt in flight after repeated timeouts, until an attempt succeeds. */
   @Column({ type: 'boolean', default: false }) throttled: boolean;
   @Column({ type: 'text', nullable: true }) throttled_reason: string | null;

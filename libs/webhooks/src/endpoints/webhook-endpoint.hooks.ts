@@ -21,6 +21,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 const NOT_NULL: Record<string, string> = {
   max_in_flight: 'a whole number from 1 to 100',
   ordering: '"none" or "entity"',
+  payload: '"full" or "thin"',
 };
 
 /** Disabling records when and why; enabling clears that and the failure streak that auto-disables. */

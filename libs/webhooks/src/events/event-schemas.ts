@@ -78,3 +78,43 @@ export function eventSchema(
     additionalProperties: false,
   };
 }
+
+/**
+ * The JSON Schema of an event's thin envelope (an endpoint with `payload: "thin"`): `data` is a reference
+ * to the record of resource `object`, with the names of the fields an update changed.
+ */
+export function thinEventSchema(name: string, description: string, object: string): JsonSchema {
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    title: `${name} (thin)`,
+    description,
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^evt_' },
+      api_version: { const: API_VERSION },
+      event: { const: name },
+      created_at: { type: 'string', format: 'date-time' },
+      data: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          object: { const: object },
+          href: {
+            type: 'string',
+            format: 'uri',
+            description: 'The URL of the record on the api (GET it with a key).',
+          },
+          additionalData: {
+            type: 'object',
+            properties: { changes: { type: 'array', items: { type: 'string' } } },
+            additionalProperties: false,
+          },
+        },
+        required: ['id', 'object', 'href', 'additionalData'],
+        additionalProperties: false,
+      },
+    },
+    required: ['id', 'api_version', 'event', 'created_at', 'data'],
+    additionalProperties: false,
+  };
+}

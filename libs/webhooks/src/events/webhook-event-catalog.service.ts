@@ -1,11 +1,21 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { JsonSchema, ResourceAction, ResourceRegistry, extensionManifest, isExtension } from '@wharf/core';
+import {
+  APP_CONFIG,
+  AppConfig,
+  JsonSchema,
+  ResourceAction,
+  ResourceDefinition,
+  ResourceRegistry,
+  extensionManifest,
+  isExtension,
+  resourceCollectionPath,
+} from '@wharf/core';
 import { DataSource } from 'typeorm';
-import { Envelope } from '../outbox/envelope';
+import { Envelope, ThinEnvelope, thinEnvelope } from '../outbox/envelope';
 import { exampleChanges, exampleEnvelope, exampleRecord } from './event-examples';
-import { changesSchema, eventSchema, schemaOfExample } from './event-schemas';
+import { changesSchema, eventSchema, schemaOfExample, thinEventSchema } from './event-schemas';
 
 /** One event a webhook endpoint can subscribe to. */
 export interface CatalogEvent {
@@ -17,6 +27,8 @@ export interface CatalogEvent {
   example: Envelope;
   /** JSON Schema (2020-12) of the envelope as delivered; typed clients are generated from it. */
   schema: JsonSchema;
+  /** The same as an endpoint with `payload: "thin"` receives it; null for an event about no record. */
+  thin: { example: ThinEnvelope; schema: JsonSchema } | null;
 }
 
 const ACTIONS: Record<ResourceAction, (resource: string) => string> = {
@@ -39,7 +51,18 @@ export class WebhookEventCatalog {
     private readonly registry: ResourceRegistry,
     private readonly modules: ModulesContainer,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  private thin(def: ResourceDefinition | undefined, example: Envelope, description: string) {
+    const path = def && resourceCollectionPath(def);
+    if (!def || path === undefined) return null;
+    const href = `${this.config.publicUrl}${path}/${String(example.data.id)}`;
+    return {
+      example: thinEnvelope(example, def.keys.singular, href),
+      schema: thinEventSchema(example.event, description, def.keys.singular),
+    };
+  }
 
   all(): CatalogEvent[] {
     return [...this.build().values()];
@@ -73,12 +96,14 @@ export class WebhookEventCatalog {
                 additionalProperties: false,
               }
             : { type: 'object', properties: {}, additionalProperties: false };
+        const example = exampleEnvelope(name, { ...record, additionalData });
         events.push({
           name,
           resource: def.name,
           description,
-          example: exampleEnvelope(name, { ...record, additionalData }),
+          example,
           schema: eventSchema(name, description, def, additionalSchema, this.dataSource),
+          thin: this.thin(def, example, description),
         });
       }
     }
@@ -106,6 +131,7 @@ export class WebhookEventCatalog {
             this.dataSource,
             declared.nullable,
           ),
+          thin: this.thin(def, envelope, declared.description),
         });
       }
     }

@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { orNull } from '@wharf/core';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 
 /** `GET /int/v1/webhook-events`: the event catalog, for picking an endpoint's events. */
@@ -31,8 +32,15 @@ export class WebhookEventsController {
                 type: 'object',
                 description: 'JSON Schema (2020-12) of the envelope as delivered.',
               },
+              thin: orNull({
+                type: 'object',
+                description:
+                  'The event as an endpoint with `payload: "thin"` receives it (a reference to the record); null for an event about no record, which is always sent in full.',
+                properties: { example: { type: 'object' }, schema: { type: 'object' } },
+                required: ['example', 'schema'],
+              }),
             },
-            required: ['name', 'resource', 'description', 'example', 'schema'],
+            required: ['name', 'resource', 'description', 'example', 'schema', 'thin'],
           },
         },
       },

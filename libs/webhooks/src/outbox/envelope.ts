@@ -11,6 +11,32 @@ export interface Envelope {
   data: Record<string, unknown> & { id: unknown; additionalData: Record<string, unknown> };
 }
 
+/** The thin form of an envelope: `data` a reference to the record (see stages/dispatch/thin-envelope.ts). */
+export interface ThinEnvelope {
+  id: string;
+  api_version: string;
+  event: string;
+  created_at: string;
+  data: { id: unknown; object: string; href: string; additionalData: { changes?: string[] } };
+}
+
+/** `envelope` made thin: `object` the record's resource key, `href` its URL. */
+export function thinEnvelope(envelope: Envelope, object: string, href: string): ThinEnvelope {
+  const changes = envelope.data.additionalData?.changes;
+  return {
+    id: envelope.id,
+    api_version: envelope.api_version,
+    event: envelope.event,
+    created_at: envelope.created_at,
+    data: {
+      id: envelope.data.id,
+      object,
+      href,
+      additionalData: changes && typeof changes === 'object' ? { changes: Object.keys(changes) } : {},
+    },
+  };
+}
+
 /**
  * Random bytes drawn from the CSPRNG 4,000 at a time, as crypto.randomUUID does: randomBytes(10) per id
  * would be one call into OpenSSL (and a getpid) on every write.

@@ -28,6 +28,6 @@ describe('the wire format of a batch of attempt records', () => {
       expect(sql).toContain(`x.${key} AS ${column}`);
       expect(sql).toContain(`${key} ${type}`);
     });
-    expect(columns).toHaveLength(17);
+    expect(columns).toHaveLength(18);
   });
 });

@@ -25,6 +25,8 @@ export const ATTEMPT_BATCH_COLUMNS = {
   sent_at: 'timestamptz',
   outcome: 'text',
   next_attempt_in_ms: 'float8',
+  /** Only when the body sent is not the event's payload as stored (a thin envelope); else null. */
+  request_body: 'text',
 } as const;
 
 export type AttemptBatchColumn = keyof typeof ATTEMPT_BATCH_COLUMNS;
@@ -50,6 +52,7 @@ export function attemptBatchRow({
   result,
   outcome,
   nextAttemptInMs,
+  sentBody,
 }: AttemptRecord): AttemptBatchRow {
   return {
     company_uuid: delivery.company_uuid,
@@ -69,6 +72,7 @@ export function attemptBatchRow({
     sent_at: result.sent_at,
     outcome,
     next_attempt_in_ms: nextAttemptInMs,
+    request_body: sentBody,
   };
 }
 

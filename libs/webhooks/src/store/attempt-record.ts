@@ -15,6 +15,8 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
   /** When `retrying`: how long until the next attempt. */
   nextAttemptInMs: number;
+  /** The body sent, when it is not the event's payload as stored (a thin envelope). */
+  sentBody?: string;
 }
 
 export type HealthChange = 'gone' | 'healthy' | 'failing';

@@ -16,13 +16,15 @@ import { admitSuccessors } from './successors.sql';
 
 /**
  * Part 1, the request log: one row per attempt. The body is read from the event (a job sends its event's
- * payload as stored), so the batch does not carry it back.
+ * payload as stored), so the batch does not carry it back; only a body made for the endpoint (a thin
+ * envelope) comes with the batch.
  */
 export const logAttempts = () => `logs AS (
   INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
     url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
   SELECT company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, url, request_headers,
-    (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id), response_status, response_headers,
+    coalesce(batch.request_body, (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id)),
+    response_status, response_headers,
     response_body, duration_ms, error, status, sent_at
   FROM batch
 )`;

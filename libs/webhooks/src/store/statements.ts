@@ -11,6 +11,7 @@ import {
   PENDING_IN_EVENT_RANGE,
 } from './retention.sql';
 import { EVENT_ROUTING } from './routing.sql';
+import { EVENT_DELIVERIES, LIST_EVENTS, LIST_UNSUCCESSFUL_EVENTS } from './events.sql';
 import { CHURN_STATS } from './upkeep.sql';
 
 /**
@@ -37,5 +38,8 @@ export const DELIVERY_STATEMENTS: Record<string, string> = {
   'drop-failed-of-events': DROP_FAILED_OF_EVENTS,
   'company-deliveries': COMPANY_DELIVERIES,
   'event-routing': EVENT_ROUTING,
+  'list-events': LIST_EVENTS,
+  'list-unsuccessful-events': LIST_UNSUCCESSFUL_EVENTS,
+  'event-deliveries': EVENT_DELIVERIES,
   'churn-stats': CHURN_STATS,
 };

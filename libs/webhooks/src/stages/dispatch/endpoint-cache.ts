@@ -14,6 +14,8 @@ export interface CachedEndpoint {
   status: string;
   /** Sends per second across all workers, or null for no limit. */
   rateLimitPerSecond: number | null;
+  /** `thin`: its deliveries carry a reference to the record (ThinEnvelopes), not the record. */
+  payload: string;
   /** updated_at in ms: any change to the endpoint (rotation, disable, new URL) bumps it. */
   version: number;
   secrets: string[];
@@ -57,7 +59,7 @@ export class EndpointCache {
 
   private async load(uuid: string): Promise<CachedEndpoint | undefined> {
     const [row] = await this.dataSource.query(
-      `SELECT uuid, url, status, rate_limit_per_second, secret, previous_secret, previous_secret_expires_at,
+      `SELECT uuid, url, status, rate_limit_per_second, payload, secret, previous_secret, previous_secret_expires_at,
               headers_sealed, auth_sealed,
               (extract(epoch FROM updated_at) * 1000)::bigint AS version
        FROM webhook_endpoints WHERE uuid = $1`,
@@ -69,6 +71,7 @@ export class EndpointCache {
       url: row.url,
       status: row.status,
       rateLimitPerSecond: row.rate_limit_per_second as number | null,
+      payload: row.payload as string,
       version: Number(row.version),
       ...openCredentials(row, this.config),
     };

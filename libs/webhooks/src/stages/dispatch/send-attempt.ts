@@ -8,6 +8,7 @@ import { decideOutcome } from '../record/attempt-outcome';
 import { AnswerGroup, AttemptWriter } from '../record/attempt-writer';
 import { CachedEndpoint, EndpointCache } from './endpoint-cache';
 import { EndpointSendLeases } from './endpoint-send-leases';
+import { ThinEnvelopes } from './thin-envelope';
 
 /**
  * The send step of dispatch, for one delivery: sends it through the Destination under a send lease the
@@ -24,6 +25,7 @@ export class SendAttempt {
     private readonly leases: EndpointSendLeases,
     private readonly records: AttemptWriter,
     private readonly metrics: DeliveryMetrics,
+    private readonly thin: ThinEnvelopes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -40,12 +42,13 @@ export class SendAttempt {
   ): Promise<void> {
     const attempt = data.attempts + job.attemptsMade + 1;
     let result: Attempt;
+    const body = endpoint.payload === 'thin' ? this.thin.thin(data.body) : data.body;
     // A lease lost here would be renewed for as long as this worker lives: one send fewer for its endpoint.
     try {
       this.metrics.started(data.endpoint);
       result = await this.destination.send(
         { ...endpoint, secrets: this.endpoints.secrets(endpoint) },
-        { eventId: data.eventId, body: data.body },
+        { eventId: data.eventId, body },
       );
     } catch (error) {
       this.metrics.finished(data.endpoint);
@@ -70,6 +73,7 @@ export class SendAttempt {
         result,
         outcome,
         nextAttemptInMs,
+        ...(body === data.body ? {} : { sentBody: body }),
       },
       answers,
     );

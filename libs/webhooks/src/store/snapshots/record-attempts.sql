@@ -1,12 +1,13 @@
 WITH batch AS (
-  SELECT x.a AS company_uuid, x.b AS webhook_endpoint_uuid, x.c AS webhook_delivery_uuid, x.d AS event_id, x.e AS event, x.f AS attempt, x.g AS url, x.h AS request_headers, x.i AS response_status, x.j AS response_headers, x.k AS response_body, x.l AS duration_ms, x.m AS error, x.n AS status, x.o AS sent_at, x.p AS outcome, x.q AS next_attempt_in_ms
+  SELECT x.a AS company_uuid, x.b AS webhook_endpoint_uuid, x.c AS webhook_delivery_uuid, x.d AS event_id, x.e AS event, x.f AS attempt, x.g AS url, x.h AS request_headers, x.i AS response_status, x.j AS response_headers, x.k AS response_body, x.l AS duration_ms, x.m AS error, x.n AS status, x.o AS sent_at, x.p AS outcome, x.q AS next_attempt_in_ms, x.r AS request_body
   FROM jsonb_to_recordset($1::jsonb)
-  AS x(a uuid, b uuid, c uuid, d text, e text, f int, g text, h jsonb, i int, j jsonb, k text, l int, m text, n text, o timestamptz, p text, q float8)
+  AS x(a uuid, b uuid, c uuid, d text, e text, f int, g text, h jsonb, i int, j jsonb, k text, l int, m text, n text, o timestamptz, p text, q float8, r text)
 ), logs AS (
   INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt,
     url, request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
   SELECT company_uuid, webhook_endpoint_uuid, webhook_delivery_uuid, event_id, event, attempt, url, request_headers,
-    (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id), response_status, response_headers,
+    coalesce(batch.request_body, (SELECT e.payload::text FROM webhook_events e WHERE e.event_id = batch.event_id)),
+    response_status, response_headers,
     response_body, duration_ms, error, status, sent_at
   FROM batch
 ), retried AS (

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { poolOf } from '@wharf/core';
+import { DataSource } from 'typeorm';
+import { EVENT_DELIVERIES, LIST_EVENTS, LIST_UNSUCCESSFUL_EVENTS } from './events.sql';
+
+/** What the events API filters a company's events by (see events.sql.ts). */
+export interface EventQuery {
+  company: string;
+  /** Every row's event id is below this one (a cursor) … */
+  below: string;
+  /** … and at or above this one. */
+  atOrAbove: string;
+  names: string[] | null;
+  dataId: string | null;
+  createdFrom: Date | null;
+  createdTo: Date | null;
+  endpoint: string | null;
+  /** false: only events with a delivery that failed or is retrying; true: only those without; null: all. */
+  deliverySuccess: boolean | null;
+  limit: number;
+}
+
+export interface StoredEvent {
+  event_id: string;
+  payload: string;
+}
+
+export interface EventDelivery {
+  payload: string;
+  webhook_endpoint_uuid: string | null;
+  status: string | null;
+  attempts: number | null;
+  next_attempt_at: Date | null;
+}
+
+/**
+ * The events API's reads of the outbox and the deliveries beside it: in the store, which alone reads
+ * webhook_deliveries. Each is one statement from events.sql.ts (snapshots in snapshots/).
+ */
+@Injectable()
+export class EventsStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async list(query: EventQuery): Promise<StoredEvent[]> {
+    const params: unknown[] = [
+      query.company,
+      query.below,
+      query.atOrAbove,
+      query.names,
+      query.dataId,
+      query.createdFrom,
+      query.createdTo,
+      query.endpoint,
+      query.limit,
+    ];
+    const unsuccessfulOnly = query.deliverySuccess === false;
+    const { rows } = await poolOf(this.dataSource).query<StoredEvent>(
+      unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
+      unsuccessfulOnly ? params : [...params, query.deliverySuccess],
+    );
+    return rows;
+  }
+
+  /** The event of the company, once per endpoint it went to (one row with nulls: none). */
+  async deliveries(company: string, eventId: string): Promise<EventDelivery[]> {
+    return (await poolOf(this.dataSource).query<EventDelivery>(EVENT_DELIVERIES, [company, eventId])).rows;
+  }
+}
