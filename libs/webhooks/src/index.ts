@@ -24,3 +24,4 @@ export * from './admin/queue-dashboard';
 export { ensurePartitions, listPartitions } from './stages/lifecycle/partitions';
 export { EVENTS, REQUEST_LOGS, eventIdAt } from './stages/lifecycle/partitioned-tables';
 export { COMPANY_DELIVERIES } from './store/retention.sql';
+export { OUTBOX_SIGNAL_APPLICATION, OutboxSignal } from './outbox/outbox.signal';

@@ -38,6 +38,7 @@ import { WebhookActivityController } from './activity/webhook-activity.controlle
 import { ListEventsAndThinPayloads1700000000117 } from './migrations/1700000000117-list-events-and-thin-payloads';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
+import { OutboxSignal } from './outbox/outbox.signal';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { EndpointRoutingController } from './management/endpoint-routing.controller';
 import { EventRoutingController } from './management/event-routing.controller';
@@ -98,6 +99,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ActivityHub,
     DeliveryQueueCloser,
     OutboxWriter,
+    OutboxSignal,
     WebhookEndpointsService,
     WebhookEndpointHooks,
     WebhookEventCatalog,

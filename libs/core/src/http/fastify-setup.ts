@@ -149,6 +149,10 @@ export function configureHttp(app: NestFastifyApplication): void {
       );
       return;
     }
-    RequestContext.open(done);
+    RequestContext.open(done, request);
+  });
+  fastify.addHook('onResponse', (request, _reply, done) => {
+    RequestContext.responded(request);
+    done();
   });
 }

@@ -15,7 +15,12 @@ interface ScopeHolder {
   scope?: RequestScope;
   /** The connection every statement of the request runs on, when one is pinned (see pinned-connection.ts). */
   connection?: object;
+  /** Work for once the response is sent: by then whatever the request wrote has committed. */
+  afterResponse?: (() => void)[];
 }
+
+/** Where onRequest leaves a request's holder, for its onResponse hook (which runs outside its async context). */
+const HOLDER = Symbol('wharf:request-scope');
 
 const storage = new AsyncLocalStorage<ScopeHolder>();
 
@@ -29,8 +34,26 @@ export const RequestContext = {
    * guard then only fills it in; wrapping each handler instead (a Nest interceptor) cost every request an
    * rxjs chain, about a tenth of the api's allocations on GET one.
    */
-  open(next: () => void): void {
-    storage.run({}, next);
+  open(next: () => void, request?: object): void {
+    const holder: ScopeHolder = {};
+    if (request) (request as Record<symbol, ScopeHolder>)[HOLDER] = holder;
+    storage.run(holder, next);
+  },
+  /**
+   * Runs `work` once the response of the authenticated request being handled has been sent (so after its
+   * writes committed, in a transaction of its own or not); false when there is no such request (a CLI, the
+   * worker): the caller then does the work itself.
+   */
+  afterResponse(work: () => void): boolean {
+    const holder = storage.getStore();
+    if (!holder?.scope) return false;
+    (holder.afterResponse ??= []).push(work);
+    return true;
+  },
+  /** The request's after-response work (its onResponse hook calls it). */
+  responded(request: object): void {
+    const work = (request as Record<symbol, ScopeHolder | undefined>)[HOLDER]?.afterResponse;
+    if (work) for (const run of work) run();
   },
   /** Sets the scope of the request being handled (the auth guard, after authenticating its caller). */
   enter(scope: RequestScope): void {

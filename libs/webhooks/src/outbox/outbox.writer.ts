@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   DomainEvent,
   literal,
+  RequestContext,
   ResourceChange,
   ResourceWriteListener,
   StatementChange,
@@ -10,8 +11,9 @@ import {
 } from '@wharf/core';
 import { QueryRunner } from 'typeorm';
 import { envelopeSql, newEventId } from './envelope';
+import { OUTBOX_CHANNEL, OutboxSignal } from './outbox.signal';
 
-export const OUTBOX_CHANNEL = 'wharf_webhook_events';
+export { OUTBOX_CHANNEL };
 /** Sent on OUTBOX_CHANNEL when deliveries were put back to wait (resend, recover): workers admit them. */
 export const ADMIT_PAYLOAD = 'admit';
 
@@ -32,15 +34,21 @@ const INSERT_EVENTS = `WITH inserted AS (
     FROM unnest($2::text[], $3::text[], $4::text[], $6::text[]) AS t(e, n, r, a)
     RETURNING "id", "event_id"
   ), queued AS (${QUEUE('inserted')})
-  SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row`;
+  SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row WHERE $7::boolean`;
 
 /**
  * Writes one outbox row per change and domain event on the write's own connection, before it commits:
- * a rolled-back write leaves nothing, a committed one cannot be lost. NOTIFY wakes the relay at commit.
+ * a rolled-back write leaves nothing, a committed one cannot be lost. The relay is woken once the
+ * request's response is sent (OutboxSignal); a write outside a request (CLI, worker) NOTIFYs at its commit.
  */
 @Injectable()
 @ResourceWriteListener()
 export class OutboxWriter implements WriteListener {
+  constructor(private readonly signal: OutboxSignal) {}
+
+  /** Whether the write's own transaction must NOTIFY: not when the signal follows the response. */
+  private readonly notifyInTransaction = () => !RequestContext.afterResponse(this.signal.poke);
+
   async beforeCommit(
     queryRunner: QueryRunner,
     companyUuid: string,
@@ -62,8 +70,7 @@ export class OutboxWriter implements WriteListener {
       })),
     ];
     if (!parts.length) return;
-    // One round trip: the insert, its place in the relay's queue, and the NOTIFY (delivered at commit)
-    // that wakes the relay.
+    // One round trip: the insert, its place in the relay's queue, and (outside a request) the NOTIFY.
     await queryRunner.query(INSERT_EVENTS, [
       companyUuid,
       parts.map(() => newEventId()),
@@ -71,6 +78,7 @@ export class OutboxWriter implements WriteListener {
       parts.map((part) => JSON.stringify(part.record)),
       new Date().toISOString(),
       parts.map((part) => JSON.stringify(part.additionalData)),
+      this.notifyInTransaction(),
     ]);
   }
 
@@ -94,7 +102,9 @@ export class OutboxWriter implements WriteListener {
         `${prefix}queued AS (${QUEUE(outbox)})`,
       ],
       // Evaluated by the statement's SELECT: a CTE that only reads runs only if something reads it.
-      select: [`(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ${outbox} LIMIT 1) AS "${prefix}notified"`],
+      select: [
+        `(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ${outbox} WHERE ${params.fresh(this.notifyInTransaction)}::boolean LIMIT 1) AS "${prefix}notified"`,
+      ],
     };
   }
 }

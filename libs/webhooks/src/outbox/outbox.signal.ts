@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { Client } from 'pg';
+
+export const OUTBOX_CHANNEL = 'wharf_webhook_events';
+/** The application_name of the connection that wakes the relay for the api's writes. */
+export const OUTBOX_SIGNAL_APPLICATION = 'wharf-outbox-signal';
+
+/**
+ * Wakes the relay after the api's writes have committed, on a connection of its own, one NOTIFY at a time:
+ * writes that finish while one is on its way share the next. A NOTIFY inside a write's own transaction
+ * takes PostgreSQL's cluster-wide notify lock at commit and holds it through the commit's WAL flush, so
+ * every notifying write committed one after the other. A lost signal (a crash just after the commit) is
+ * covered by the relay's polling.
+ */
+@Injectable()
+export class OutboxSignal implements OnApplicationShutdown {
+  private readonly logger = new Logger('outbox-signal');
+  private client?: Promise<Client>;
+  private sending = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Signals the relay now, or once more right after the signal on its way. */
+  readonly poke = (): void => {
+    if (this.stopped) return;
+    if (this.sending) {
+      this.again = true;
+      return;
+    }
+    this.sending = true;
+    void this.send().finally(() => {
+      this.sending = false;
+      if (this.again) {
+        this.again = false;
+        this.poke();
+      }
+    });
+  };
+
+  private async send(): Promise<void> {
+    try {
+      const client = await (this.client ??= this.connect());
+      await client.query(`NOTIFY ${OUTBOX_CHANNEL}`);
+    } catch (error) {
+      this.logger.warn(`could not wake the relay (${(error as Error).message}); it polls meanwhile`);
+      const client = this.client;
+      this.client = undefined;
+      void client?.then((c) => c.end()).catch(() => undefined);
+    }
+  }
+
+  private async connect(): Promise<Client> {
+    const client = new Client({
+      connectionString: this.config.databaseUrl,
+      application_name: OUTBOX_SIGNAL_APPLICATION,
+    });
+    client.on('error', () => (this.client = undefined));
+    await client.connect();
+    return client;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.then((c) => c.end()).catch(() => undefined);
+  }
+}
