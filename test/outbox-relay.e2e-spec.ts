@@ -46,7 +46,7 @@ describe('outbox relay: admission as it fans out', () => {
          RETURNING id AS seq`,
         [id, company.uuid],
       );
-      await sql(api, `INSERT INTO webhook_events_undispatched (id) VALUES ($1)`, [seq]);
+      await sql(api, `INSERT INTO webhook_events_undispatched (id, event_id) VALUES ($1, $2)`, [seq, id]);
     }
     return ids;
   }
@@ -79,6 +79,16 @@ describe('outbox relay: admission as it fans out', () => {
     await sql(api, `UPDATE webhook_endpoints SET ${settings} WHERE uuid = $1`, [uuid]);
     return uuid;
   }
+
+  it('queues an event only with its event id (the relay looks events up by it, never by id alone)', async () => {
+    const company = await createCompany(api, 'Queue keys');
+    const [id] = await publish(company, 1);
+    const [{ seq }] = await sql(api, 'SELECT id AS seq FROM webhook_events WHERE event_id = $1', [id]);
+    await expect(
+      client.query('INSERT INTO webhook_events_undispatched (id) VALUES ($1)', [seq]),
+    ).rejects.toThrow(/null value in column "event_id"/);
+    await dispatch();
+  });
 
   it("admits the oldest events up to the endpoint's room, as one job's rows, and leaves the rest waiting", async () => {
     const company = await createCompany(api, 'Roomy');

@@ -36,6 +36,7 @@ import { NotifyActivity1700000000116 } from './migrations/1700000000116-notify-a
 import { ActivityHub } from './activity/activity-hub';
 import { WebhookActivityController } from './activity/webhook-activity.controller';
 import { ListEventsAndThinPayloads1700000000117 } from './migrations/1700000000117-list-events-and-thin-payloads';
+import { RequireQueuedEventIds1700000000118 } from './migrations/1700000000118-require-queued-event-ids';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxSignal } from './outbox/outbox.signal';
@@ -82,6 +83,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     CreateErasures1700000000115,
     NotifyActivity1700000000116,
     ListEventsAndThinPayloads1700000000117,
+    RequireQueuedEventIds1700000000118,
   ],
   imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
   controllers: [

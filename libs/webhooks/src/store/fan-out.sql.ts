@@ -33,7 +33,7 @@ WITH queued AS (
   -- An id whose event is gone (deleted with its company before it was fanned out) is dropped all the same.
   -- Each event looked up by its event id, which names its outbox partition (an array of them would be
   -- looked for in every partition); LIMIT 1 keeps it a look-up per queued event, not a join that walked the
-  -- outbox's whole primary key. An id queued without its event id (by an older writer) is found by id.
+  -- outbox's whole primary key.
   SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload, o.operational,
     CASE WHEN o.operational THEN (e.payload->'data'->>'webhook_endpoint_uuid')::uuid END AS about
   FROM (
@@ -42,9 +42,6 @@ WITH queued AS (
       SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload FROM webhook_events e
       WHERE e.event_id = q.event_id AND e.id = q.id LIMIT 1
     ) e
-    UNION ALL
-    SELECT e.id, e.event_id, e.company_uuid, e.name, e.payload FROM webhook_events e
-    WHERE e.id = ANY(ARRAY(SELECT id FROM queued WHERE event_id IS NULL))
   ) e CROSS JOIN LATERAL (SELECT e.name = ANY(${OPERATIONAL_EVENTS_SQL}) AS operational) o
 ), targets AS (
   SELECT c.id, c.event_id, c.company_uuid, ep.uuid AS endpoint, ep.ordering = 'entity' AS ordered
