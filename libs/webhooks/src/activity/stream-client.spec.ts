@@ -43,4 +43,14 @@ describe('StreamClient', () => {
     client.write('after');
     expect(written).toEqual(['<end>']);
   });
+
+  it('does not send live a row the replay already sent', () => {
+    const { written, fake } = response();
+    const client = new StreamClient('c', principal, fake);
+    client.hold();
+    client.replay([{ chunk: 'replayed a', uuid: 'a' }]);
+    client.write('live a', 'a');
+    client.write('live b', 'b');
+    expect(written).toEqual(['replayed a', 'live b']);
+  });
 });

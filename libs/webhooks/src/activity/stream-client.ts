@@ -14,6 +14,8 @@ const MAX_BUFFERED = 1024 * 1024;
 export class StreamClient {
   private closed = false;
   private held?: { chunk: string; uuid?: string }[];
+  /** The log rows the replay sent (at most a page): never sent again live. */
+  private replayed?: Set<string>;
   private readonly expiry?: NodeJS.Timeout;
 
   constructor(
@@ -41,6 +43,8 @@ export class StreamClient {
 
   /** Sends an event, or keeps it while a replay runs (`uuid`: the log row it carries, if any). */
   write(chunk: string, uuid?: string): void {
+    // A row the replay read may reach the hub after the replay is sent: it was sent once already.
+    if (uuid && this.replayed?.has(uuid)) return;
     if (this.held) this.held.push({ chunk, uuid });
     else this.send(chunk);
   }
@@ -54,7 +58,7 @@ export class StreamClient {
   replay(rows: { chunk: string; uuid: string }[]): void {
     const held = this.held ?? [];
     this.held = undefined;
-    const replayed = new Set(rows.map((row) => row.uuid));
+    const replayed = (this.replayed = new Set(rows.map((row) => row.uuid)));
     for (const row of rows) this.send(row.chunk);
     for (const event of held) if (!event.uuid || !replayed.has(event.uuid)) this.send(event.chunk);
   }
