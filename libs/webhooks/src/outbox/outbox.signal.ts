@@ -57,7 +57,11 @@ export class OutboxSignal implements OnApplicationShutdown {
       connectionString: this.config.databaseUrl,
       application_name: OUTBOX_SIGNAL_APPLICATION,
     });
-    client.on('error', () => (this.client = undefined));
+    // A broken connection is dropped (and closed): the next signal opens another.
+    client.on('error', () => {
+      this.client = undefined;
+      void client.end().catch(() => undefined);
+    });
     await client.connect();
     return client;
   }
