@@ -30,7 +30,7 @@ export function benchConfig(env: Record<string, string> = {}): {
     DATABASE_URL: base.toString(),
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     QUEUE_PREFIX: `wharf-bench-${id}`,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
     RATE_LIMIT_PER_MINUTE: '100000000',
     ...env,

@@ -382,3 +382,48 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
     expect(readdirSync(archive).some((name) => name.startsWith('webhook_request_logs_p'))).toBe(true);
   }, 60_000);
 });
+
+describe('retention waits for its lock briefly and tries again, so writers never queue behind it', () => {
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const env = { ...FAST_WEBHOOKS, WEBHOOKS_PARTITION_INTERVAL: '2s' };
+    api = await withInterval('2s', () => startApi({ env }));
+    worker = await startWorker(api.config);
+    for (let i = 0; i < 3; i++) clients.push(await connect(api));
+  });
+  afterAll(async () => {
+    await worker?.close();
+    for (const client of clients) await client.end();
+    await api?.close();
+  });
+
+  it('a reader holding the table: a later query goes ahead of the waiting drop, which drops once the reader is done', async () => {
+    const [reader, other, watch] = clients;
+    const before = await listPartitions(watch, REQUEST_LOGS);
+    expect(before.length).toBeGreaterThan(0);
+    await reader.query('BEGIN');
+    await reader.query('SELECT count(*) FROM webhook_request_logs');
+    // Every partition is past a horizon 400 days ahead.
+    const purge = worker.get(PartitionMaintainer).purge(Date.now() + 400 * 86_400_000);
+    await eventually(
+      async () =>
+        (
+          await watch.query(
+            `SELECT 1 FROM pg_locks WHERE relation = 'webhook_request_logs'::regclass
+             AND mode = 'AccessExclusiveLock' AND NOT granted`,
+          )
+        ).rows.length > 0,
+      10_000,
+      10,
+    );
+    // Queued behind the drop's lock request until it gives up: done while the reader still holds the table.
+    await other.query('SELECT count(*) FROM webhook_request_logs');
+    await reader.query('COMMIT');
+    await purge;
+    const after = (await listPartitions(watch, REQUEST_LOGS)).map((partition) => partition.name);
+    expect(after).not.toEqual(expect.arrayContaining([before[0].name]));
+  }, 30_000);
+});

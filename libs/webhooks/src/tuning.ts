@@ -104,10 +104,13 @@ export const UPKEEP_DEAD_RATIO = 0.2;
 export const UPKEEP_MIN_MODIFIED_ROWS = 10_000;
 export const UPKEEP_MODIFIED_RATIO = 0.1;
 /**
- * Attaching, detaching or dropping a partition waits at most this long for its lock, then gives up until
- * the next round: queued behind a long reader, it would stall every write behind it.
+ * Attaching, detaching or dropping a partition waits at most this long for its lock: a lock request queued
+ * behind the tables' readers and writers holds every later write behind it, so it is kept short and tried
+ * again (PARTITION_LOCK_ATTEMPTS times, PARTITION_LOCK_PAUSE_MS apart) before giving up until the next round.
  */
-export const PARTITION_LOCK_TIMEOUT_MS = 2_000;
+export const PARTITION_LOCK_TIMEOUT_MS = 50;
+export const PARTITION_LOCK_ATTEMPTS = 20;
+export const PARTITION_LOCK_PAUSE_MS = 250;
 /** Rows read per round trip while archiving a partition: bounds the worker's memory, not the file. */
 export const ARCHIVE_BATCH = 2_000;
 /** Pending erasure jobs are looked for this often. */

@@ -47,7 +47,11 @@ export class PartitionMaintainer implements OnApplicationBootstrap, OnApplicatio
   /** VACUUM / ANALYZE of the churned tables that need it; returns what it did. */
   async upkeep(limits: UpkeepLimits = UPKEEP_LIMITS): Promise<Upkeep[]> {
     const work = upkeepOf(await this.store.churnStats(), limits);
-    for (const { table, work: what } of work) await this.store.vacuum(table, what === 'vacuum');
+    for (const { table, work: what } of work) {
+      const started = performance.now();
+      await this.store.vacuum(table, what === 'vacuum');
+      this.logger.log(`${what} ${table}: ${Math.round(performance.now() - started)} ms`);
+    }
     return work;
   }
 
@@ -63,7 +67,12 @@ export class PartitionMaintainer implements OnApplicationBootstrap, OnApplicatio
   /** Retention of both tables; returns about how many rows were dropped. */
   async purge(now = Date.now()): Promise<number> {
     const { webhooks } = this.config;
-    const options = { store: this.store, archiveDir: webhooks.archiveDir };
+    const options = {
+      store: this.store,
+      archiveDir: webhooks.archiveDir,
+      onDrop: (partition: string, lockedMs: number) =>
+        this.logger.log(`dropped ${partition} (its table locked ${Math.round(lockedMs)} ms)`),
+    };
     return withPoolClient(poolOf(this.dataSource), async (client) => {
       const events = await applyRetention(
         client,

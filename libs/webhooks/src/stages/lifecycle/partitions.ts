@@ -1,4 +1,10 @@
-import { PARTITION_LOCK_TIMEOUT_MS, PARTITIONS_AHEAD } from '../../tuning';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  PARTITION_LOCK_ATTEMPTS,
+  PARTITION_LOCK_PAUSE_MS,
+  PARTITION_LOCK_TIMEOUT_MS,
+  PARTITIONS_AHEAD,
+} from '../../tuning';
 import {
   PARTITIONED_TABLES,
   PartitionedTable,
@@ -42,21 +48,28 @@ const literal = (table: PartitionedTable, ms: number) =>
 export const forValues = (table: PartitionedTable, range: Range) =>
   `FOR VALUES FROM (${literal(table, range.from)}) TO (${literal(table, range.to)})`;
 
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /**
- * Runs `work` in a transaction whose locks are waited for at most PARTITION_LOCK_TIMEOUT_MS, unless `db`
- * is already in one (a migration's).
+ * Runs `work` in a transaction whose locks are waited for at most PARTITION_LOCK_TIMEOUT_MS, and again from
+ * the start while a lock times out, up to PARTITION_LOCK_ATTEMPTS times; unless `db` is already in one (a
+ * migration's), where it runs once.
  */
 export async function inLockedTransaction<T>(db: Db, inTransaction: boolean, work: () => Promise<T>) {
   if (inTransaction) return work();
-  await db.query('BEGIN');
-  try {
-    await db.query(`SET LOCAL lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`);
-    const result = await work();
-    await db.query('COMMIT');
-    return result;
-  } catch (error) {
-    await db.query('ROLLBACK');
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    await db.query('BEGIN');
+    try {
+      await db.query(`SET LOCAL lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`);
+      const result = await work();
+      await db.query('COMMIT');
+      return result;
+    } catch (error) {
+      await db.query('ROLLBACK');
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= PARTITION_LOCK_ATTEMPTS)
+        throw error;
+    }
+    await sleep(PARTITION_LOCK_PAUSE_MS * (0.5 + Math.random()));
   }
 }
 

@@ -8,6 +8,8 @@ export interface RetentionOptions {
   store: DeliveryStore;
   /** WEBHOOKS_ARCHIVE_DIR: each partition is archived there before it is dropped. */
   archiveDir?: string;
+  /** Told of each partition dropped, and how long its table was locked (ms). */
+  onDrop?: (partition: string, lockedMs: number) => void;
 }
 
 const ARCHIVE_KEY = (table: PartitionedTable) =>
@@ -36,11 +38,13 @@ export async function applyRetention(
         from: `"${partition.name}"`,
         ...ARCHIVE_KEY(table),
       });
-    dropped += await inLockedTransaction(db, false, async () => {
+    let locked = 0;
+    const rows = await inLockedTransaction(db, false, async () => {
       // From here no resend can read an event of it; checked again under the lock. The parent first, as
       // every reader locks them (and DETACH needs it): the partition alone first deadlocked with them.
       await db.query(`LOCK TABLE ONLY "${table.name}", "${partition.name}" IN ACCESS EXCLUSIVE MODE`);
-      if (await stillNeeded(db, table, partition, options.store)) return 0;
+      locked = performance.now();
+      if (await stillNeeded(db, table, partition, options.store)) return undefined;
       if (table === EVENTS)
         await options.store.dropFailedInEventRange(db, fromBound(partition), eventIdAt(partition.to));
       const { rows } = await db.query(
@@ -51,6 +55,9 @@ export async function applyRetention(
       await db.query(`DROP TABLE "${partition.name}"`);
       return Number(rows[0].n);
     });
+    if (rows === undefined) continue;
+    dropped += rows;
+    options.onDrop?.(partition.name, performance.now() - locked);
   }
   return dropped + (await dropOldDefaultRows(db, table, horizon, options));
 }
