@@ -54,7 +54,12 @@ describe('erasure: a record’s data leaves every stored payload and request-log
        UNION ALL SELECT response_body FROM webhook_request_logs WHERE company_uuid = $1`,
       [company.uuid],
     );
-    return [...events, ...logs].map((row) => row.t as string);
+    const answers = await sql(
+      api,
+      'SELECT body AS t FROM idempotency_keys WHERE company_uuid = $1 AND body IS NOT NULL',
+      [company.uuid],
+    );
+    return [...events, ...logs, ...answers].map((row) => row.t as string);
   }
   const mentioning = (texts: string[], values: string[]) =>
     texts.filter((text) => values.some((value) => text.includes(value))).length;
@@ -83,7 +88,10 @@ describe('erasure: a record’s data leaves every stored payload and request-log
     const annBefore = { ...ann, name: 'Anneke Oldname' };
     const bob = person('Bartholomeus');
     const carl = person('Carolus');
-    const annUuid = (await call('POST', D, { driver: annBefore })).body.driver.uuid as string;
+    // Created with an Idempotency-Key: its answer is kept for repeats, and holds the data too.
+    const keyed = (company: TestCompany, body: unknown) =>
+      http(api.url, 'POST', D, { key: company.key, body, headers: { 'idempotency-key': 'erasure-ann' } });
+    const annUuid = (await keyed(acme, { driver: annBefore })).body.driver.uuid as string;
     expect((await call('PUT', `${D}/${annUuid}`, { driver: { name: ann.name } })).status).toBe(200);
     expect(
       (await call('POST', `${D}/${annUuid}/location`, { latitude: 51.92, longitude: 4.48 })).status,
@@ -94,7 +102,7 @@ describe('erasure: a record’s data leaves every stored payload and request-log
     const carlUuid = (await call('POST', D, { driver: carl })).body.driver.uuid as string;
     expect((await call('DELETE', `${D}/${carlUuid}`)).status).toBeLessThan(300);
     // The same person drives for another company too: that company's data is its own.
-    expect((await as(other)('POST', D, { driver: ann })).status).toBe(201);
+    expect((await keyed(other, { driver: ann })).status).toBe(201);
     await allDelivered(acme);
     await allDelivered(other);
 
@@ -192,6 +200,12 @@ describe('erasure: a record’s data leaves every stored payload and request-log
     const otherTexts = await storedTexts(other);
     expect(otherTexts.filter((text) => text.includes(ann.phone)).length).toBeGreaterThanOrEqual(3);
     expect(otherTexts.some((text) => text.includes(ERASED))).toBe(false);
+
+    // A repeat of the keyed create replays its kept answer, erased; the other company's is its own.
+    const repeat = await keyed(acme, { driver: annBefore });
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body.driver).toMatchObject({ uuid: annUuid, name: ERASED, phone: ERASED, email: ERASED });
+    expect((await keyed(other, { driver: ann })).body.driver).toMatchObject({ phone: ann.phone });
 
     // Erased already: a new request is a new job, which finds nothing left.
     const third = await call('POST', ERASURES, { resource: 'driver', id: annUuid });

@@ -31,6 +31,7 @@ export * from './http/json-text';
 export * from './idempotency/idempotency.hook';
 export * from './idempotency/idempotency-key';
 export * from './idempotency/idempotency-purge';
+export { ANSWERS_TO_ERASE, WRITE_ERASED_ANSWERS } from './idempotency/idempotency.sql';
 export * from './logging/logger';
 export * from './logging/request-log';
 export * from './openapi/dto-schema';

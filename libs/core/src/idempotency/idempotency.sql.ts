@@ -33,3 +33,16 @@ export const ANSWER_KEY = `UPDATE "idempotency_keys" SET "status" = $3, "headers
 export const PURGE_EXPIRED = `DELETE FROM "idempotency_keys" WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM "idempotency_keys" WHERE "expires_at" <= now()
     ORDER BY "expires_at" LIMIT $1 FOR UPDATE SKIP LOCKED))`;
+
+/**
+ * Erasure of a record from stored answers (the worker's erasure runner): the company's ($1) next keys after
+ * $2 whose answer mentions the record ($3), at most $4, in key order off the primary key, locked.
+ */
+export const ANSWERS_TO_ERASE = `SELECT "key" AS id, "body" FROM "idempotency_keys"
+  WHERE "company_uuid" = $1 AND "key" > $2 AND strpos("body", $3) > 0
+  ORDER BY "key" LIMIT $4 FOR UPDATE`;
+
+/** Writes erased answers ($1 companies, $2 keys, $3 bodies). */
+export const WRITE_ERASED_ANSWERS = `UPDATE "idempotency_keys" k SET "body" = v."body"
+  FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v("company_uuid", "key", "body")
+  WHERE k."company_uuid" = v."company_uuid" AND k."key" = v."key"`;

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { OutageMonitor, poolOf, withPoolClient } from '@wharf/core';
+import { ANSWERS_TO_ERASE, OutageMonitor, WRITE_ERASED_ANSWERS, poolOf, withPoolClient } from '@wharf/core';
 import { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import {
@@ -25,13 +25,26 @@ interface ErasureJob {
 
 type Row = Record<string, string | null>;
 
+/**
+ * One table's rows to redact: `select` reads the company's ($1) next rows after the keyset cursor (`start`
+ * before the first, `cursor` of a row) that mention the record, at most a batch, locked; `redact` gives a
+ * changed row's values for `update` (undefined: unchanged).
+ */
+interface RedactionPass {
+  select: string;
+  update: string;
+  start: string[];
+  cursor: (row: Row) => string[];
+  redact: (row: Row) => (string | null)[] | undefined;
+}
+
 /** Thrown between batches once the worker is stopping. */
 class Stopping extends Error {}
 
 /**
  * Runs the erasures POST /int/v1/erasures queued (see erasure/redaction.ts for what is erased): the
- * company's event payloads, then its request-log bodies, ERASURE_BATCH rows per short transaction that
- * locks only them and counts them on the erasure. A worker that dies mid-way leaves it running; another
+ * company's event payloads, its request-log bodies, then the answers kept for its keyed POSTs; ERASURE_BATCH
+ * rows per short transaction that locks only them and counts them on the erasure. A worker that dies mid-way leaves it running; another
  * takes it over once it is stale and starts again (rows already redacted are left as they are); one that
  * stops gives it back between batches.
  */
@@ -72,15 +85,38 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
     const pool = poolOf(this.dataSource);
     const redaction = new Redaction(job.record_uuid);
     try {
-      await this.redactAll(job, EVENTS_BATCH, UPDATE_EVENTS, (row) => {
-        const payload = redactText(redaction, row.payload!, true);
-        return payload === row.payload ? undefined : [row.event_id, payload];
+      const byTimeAndId = { start: ['-infinity', '0'], cursor: (row: Row) => [row.at!, row.id!] };
+      await this.redactAll(job, {
+        select: EVENTS_BATCH,
+        update: UPDATE_EVENTS,
+        ...byTimeAndId,
+        redact: (row) => {
+          const payload = redactText(redaction, row.payload!, true);
+          return payload === row.payload ? undefined : [row.event_id, payload];
+        },
       });
-      await this.redactAll(job, LOGS_BATCH, UPDATE_LOGS, (row) => {
-        const request = redactText(redaction, row.request_body!, true);
-        const response = row.response_body === null ? null : redactText(redaction, row.response_body, false);
-        if (request === row.request_body && response === row.response_body) return undefined;
-        return [row.id, row.sent_at, request, response];
+      await this.redactAll(job, {
+        select: LOGS_BATCH,
+        update: UPDATE_LOGS,
+        ...byTimeAndId,
+        redact: (row) => {
+          const request = redactText(redaction, row.request_body!, true);
+          const response =
+            row.response_body === null ? null : redactText(redaction, row.response_body, false);
+          if (request === row.request_body && response === row.response_body) return undefined;
+          return [row.id, row.sent_at, request, response];
+        },
+      });
+      // The answers kept for repeats of a keyed POST (24 h) hold the record as it was served.
+      await this.redactAll(job, {
+        select: ANSWERS_TO_ERASE,
+        update: WRITE_ERASED_ANSWERS,
+        start: [''],
+        cursor: (row) => [row.id!],
+        redact: (row) => {
+          const body = redactText(redaction, row.body!, false);
+          return body === row.body ? undefined : [job.company_uuid, row.id, body];
+        },
       });
       await pool.query(FINISH_ERASURE, [job.uuid, 'done', null]);
       this.logger.log(`erasure ${job.uuid} done`);
@@ -97,30 +133,25 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  /** Every row `select` finds, in batches: `redact` gives a changed row's update values (undefined: none). */
-  private async redactAll(
-    job: ErasureJob,
-    select: string,
-    update: string,
-    redact: (row: Row) => (string | null)[] | undefined,
-  ): Promise<void> {
-    let after: [string, string] = ['-infinity', '0'];
+  /** Every row `pass.select` finds, in batches, each changed row written back by `pass.update`. */
+  private async redactAll(job: ErasureJob, pass: RedactionPass): Promise<void> {
+    let after = pass.start;
     for (let more = true; more;) {
       // Between batches: a stopping worker hands the erasure back rather than holding its shutdown.
       if (this.stopping) throw new Stopping();
       more = await this.inTransaction(async (client) => {
-        const { rows } = await client.query<Row>(select, [
+        const { rows } = await client.query<Row>(pass.select, [
           job.company_uuid,
           ...after,
           job.record_uuid,
           ERASURE_BATCH,
         ]);
         if (!rows.length) return false;
-        after = [rows[rows.length - 1].at!, rows[rows.length - 1].id!];
-        const changed = rows.map(redact).filter((values) => values !== undefined);
+        after = pass.cursor(rows[rows.length - 1]);
+        const changed = rows.map(pass.redact).filter((values) => values !== undefined);
         if (changed.length)
           await client.query(
-            update,
+            pass.update,
             changed[0].map((_, column) => changed.map((values) => values[column])),
           );
         await client.query(COUNT_REDACTED, [job.uuid, changed.length]);
