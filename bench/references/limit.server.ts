@@ -106,8 +106,8 @@ const OUTBOX = (source: string, event: string, eventId: string, pass = 'true') =
       || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","data":'
       || left(${source}.j, -1) || ',"additionalData":' || ${source}.changes || '}}')::json
     FROM ${source} WHERE ${pass}
-    RETURNING id),
-  queued AS (INSERT INTO webhook_events_undispatched (id) SELECT id FROM ev)`;
+    RETURNING id, event_id),
+  queued AS (INSERT INTO webhook_events_undispatched (id, event_id) SELECT id, event_id FROM ev)`;
 const NOTIFY = `(SELECT pg_notify('wharf_webhook_events', '') FROM ev LIMIT 1)`;
 
 const eventId = () => `evt_${Date.now().toString(36).padStart(9, '0')}${randomBytes(10).toString('hex')}`;

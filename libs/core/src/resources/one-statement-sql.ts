@@ -39,16 +39,16 @@ export const IDEMPOTENCY_KEY_TAKEN = 'idempotency_keys_pkey';
  * (201), the headers the answer has of its own (its type and Location) and the body, `{"<key>": record}`
  * with the record's text as the statement built it. A key already stored violates the primary key and the
  * whole statement (the write with it) fails: a repeat waits on the index for the first to commit, as the
- * claim of a request in a transaction does.
+ * claim of a request in a transaction does. A create's only: the Location is the inserted row's (`w`).
  */
 function keyedCte(def: ResourceDefinition, params: Params<ShapeInput>, source: string): string {
   const value = (make: (keyed: KeyedWrite) => unknown) => params.fresh((i) => make(i.keyed!));
   const root = literal(`{${JSON.stringify(def.keys.singular)}:`);
   return `k AS (INSERT INTO "idempotency_keys" ("company_uuid", "key", "route", "body_hash", "status", "headers", "body", "expires_at")
     SELECT ${value((k) => k.company)}::uuid, ${value((k) => k.key)}, ${value((k) => k.route)}, ${value((k) => k.hash)}, 201,
-      jsonb_build_object('content-type', 'application/json; charset=utf-8', 'location', ${value((k) => k.collection)}::text || '/' || (${source}."record"::json ->> 'uuid')),
+      jsonb_build_object('content-type', 'application/json; charset=utf-8', 'location', ${value((k) => k.collection)}::text || '/' || w."uuid"::text),
       ${root} || ${source}."record" || '}', now() + ${value((k) => k.ttlMs)}::float8 * interval '1 millisecond'
-    FROM ${source})`;
+    FROM ${source}, w)`;
 }
 
 /** A write statement built for one shape: its text, and the parameters to make each execution's values. */
