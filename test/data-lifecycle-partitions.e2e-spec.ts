@@ -312,8 +312,15 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
     const heldEvent = await eventually(() => eventOf(acme, 'warehouse.updated', w1));
     await eventually(async () => receiver.requests.some((r) => r.path === '/held'));
     const heldAt = Date.now();
-    // Later events in a later partition than the held one.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // Later events in a later partition than the held one: written once the held one's range has ended.
+    const catalog = await connect(api);
+    const heldCreated = EVENTS.time(heldEvent);
+    const heldRange = (await listPartitions(catalog, EVENTS)).find(
+      (partition) => partition.from <= heldCreated && heldCreated < partition.to,
+    );
+    await catalog.end();
+    expect(heldRange).toBeDefined();
+    await eventually(async () => Date.now() >= heldRange!.to, 10_000, 50);
 
     // Delivered, then resent inside the window: the same webhook-id again.
     const w2 = (await call('POST', W, warehouse('Delivered'))).body.warehouse.uuid;
