@@ -44,9 +44,9 @@ class Stopping extends Error {}
 /**
  * Runs the erasures POST /int/v1/erasures queued (see erasure/redaction.ts for what is erased): the
  * company's event payloads, its request-log bodies, then the answers kept for its keyed POSTs; ERASURE_BATCH
- * rows per short transaction that locks only them and counts them on the erasure. A worker that dies mid-way leaves it running; another
- * takes it over once it is stale and starts again (rows already redacted are left as they are); one that
- * stops gives it back between batches.
+ * rows per short transaction that locks only them and counts them on the erasure. A worker that dies
+ * mid-way leaves it running; another takes it over once it is stale and starts again (rows already redacted
+ * are left as they are); one that stops gives it back between batches.
  */
 @Injectable()
 export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutdown {
