@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { dropDatabase } from '@wharf/core';
 import { ROOT, ensureBuilt } from './support/processes';
+import { prepareDatabase, testConfig } from './support/test-app';
 
 const run = promisify(execFile);
 const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
+const API = join(ROOT, 'dist', 'apps', 'api', 'src');
+const CORE = join(ROOT, 'dist', 'libs', 'core', 'src', 'index.js');
 
 /**
  * In a plain Node process, as the api's preload runs it: Jest keeps a module registry of its own, in
@@ -98,4 +102,46 @@ describe('deferred modules (api preload)', () => {
     const major = Number(process.versions.node.split('.')[0]);
     expect(result).toEqual({ navigator: major >= 21, before: false, text: 'ok', after: true });
   });
+
+  // Only workers put events on the queue: the api writes them to PostgreSQL and never needs BullMQ.
+  it('leaves BullMQ unloaded in an api that has booted, served a write and closed', async () => {
+    const config = testConfig();
+    await prepareDatabase(config);
+    try {
+      const script = `
+        require(${JSON.stringify(join(API, 'boot.preload.js'))});
+        const { createApi } = require(${JSON.stringify(join(API, 'api.js'))});
+        const { AccountsService, loadConfig } = require(${JSON.stringify(CORE)});
+        (async () => {
+          const app = await createApi(loadConfig());
+          await app.listen({ port: 0, host: '127.0.0.1' });
+          const { api_key } = await app.get(AccountsService).createCompany('Modules');
+          const res = await app.inject({
+            method: 'POST',
+            url: '/inventory/int/v1/warehouses',
+            headers: { authorization: 'Bearer ' + api_key },
+            payload: { warehouse: { name: 'W', address: 'a', city: 'c', state: 's', zip: 'z', capacity: 1 } },
+          });
+          const files = (part) => Object.keys(require.cache).filter((file) => file.includes(part)).length;
+          await app.close();
+          console.log(JSON.stringify({
+            status: res.statusCode,
+            bullmq: files('/node_modules/bullmq/'),
+            nestBullmq: files('/node_modules/@nestjs/bullmq/'),
+          }));
+        })().catch((error) => { console.error(error); process.exit(1); });`;
+      const env = {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: config.databaseUrl,
+        REDIS_URL: config.redisUrl,
+        QUEUE_PREFIX: config.queuePrefix,
+        LOG_LEVEL: 'error',
+      };
+      const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT, env });
+      expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ status: 201, bullmq: 0, nestBullmq: 0 });
+    } finally {
+      await dropDatabase(config.databaseUrl);
+    }
+  }, 60_000);
 });

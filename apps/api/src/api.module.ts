@@ -8,7 +8,6 @@ import {
   HealthModule,
   MetricsModule,
   HostComposition,
-  QueueModule,
   ResourcesModule,
   WharfConfigModule,
   extensionManifest,
@@ -27,7 +26,6 @@ export class ApiModule {
       imports: [
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
-        QueueModule.forRoot(config, 'producer'),
         HealthModule,
         MetricsModule,
         AuthModule,

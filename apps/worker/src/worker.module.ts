@@ -5,9 +5,9 @@ import {
   HostComposition,
   MetricsModule,
   OutageModule,
-  QueueModule,
   WharfConfigModule,
 } from '@wharf/core';
+import { QueueModule } from '@wharf/core/redis/queue.module';
 import { WebhooksExtension } from '@wharf/webhooks';
 import { WORKER_DATABASE_SETTINGS, WebhooksWorkerModule } from '@wharf/webhooks/worker';
 

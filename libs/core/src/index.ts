@@ -40,7 +40,6 @@ export * from './openapi/openapi-names';
 export * from './openapi/record-json-schema';
 export * from './openapi/resource-docs.decorator';
 export * from './redis/redis';
-export * from './redis/queue.module';
 export * from './auth/access.hook';
 export * from './auth/accounts.service';
 export * from './auth/api-key.format';

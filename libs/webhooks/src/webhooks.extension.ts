@@ -1,8 +1,5 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Global } from '@nestjs/common';
 import { Extension, ResourcesModule } from '@wharf/core';
-import { DELIVERY_QUEUE } from './jobs/delivery-job';
-import { DeliveryQueueCloser } from './jobs/delivery-queue-closer';
 import { HttpDestination } from './transport/http.destination';
 import { OAuth2Tokens } from './transport/oauth2-tokens';
 import { WebhookSender } from './transport/webhook-sender';
@@ -56,7 +53,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
 /**
  * The producer side of webhooks, loaded by every process: tables, the outbox written inside each
  * resource write, the delivery store, and the management API of the console under `/int/v1` (endpoints,
- * request logs, the event catalog). The delivery stages live in `@wharf/webhooks/worker`.
+ * request logs, the event catalog). The delivery stages, and the delivery queue they share, live in
+ * `@wharf/webhooks/worker`: no BullMQ in a process that only writes events.
  */
 @Global()
 @Extension({
@@ -85,7 +83,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ListEventsAndThinPayloads1700000000117,
     RequireQueuedEventIds1700000000118,
   ],
-  imports: [ResourcesModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
+  imports: [ResourcesModule],
   controllers: [
     WebhookEndpointController,
     WebhookRequestLogController,
@@ -99,7 +97,6 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
   ],
   providers: [
     ActivityHub,
-    DeliveryQueueCloser,
     OutboxWriter,
     OutboxSignal,
     WebhookEndpointsService,

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { getQueueToken } from '@nestjs/bullmq';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, errorObject } from '@wharf/core';
-import { Queue } from 'bullmq';
+import { AppConfig, errorObject, queueConnection } from '@wharf/core';
+import { Cluster } from 'ioredis';
 import { DELIVERY_QUEUE } from '../jobs/delivery-job';
+import { untilQueueSettles } from '../jobs/queue-ready';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
@@ -29,18 +29,21 @@ export function adminAuthorized(authorization: string | undefined, token: string
 
 /**
  * The BullMQ dashboard (bull-board) at /admin/queues, read-only (no retry, clean or remove buttons), mounted
- * only when ADMIN_TOKEN is set and only behind it.
+ * only when ADMIN_TOKEN is set and only behind it. The api has no delivery queue of its own (it only writes
+ * events): the dashboard opens one, with BullMQ, when it is mounted, and closes it with the app.
  */
 export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const token = config.adminToken;
   if (!token) return;
   // Loaded only when mounted: an api without the dashboard never pays bull-board's heap.
-  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }, { Queue }] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),
     import('@bull-board/fastify'),
+    import('bullmq'),
   ]);
-  const queue = app.get<Queue>(getQueueToken(DELIVERY_QUEUE), { strict: false });
+  const connection = queueConnection(config, 'producer');
+  const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
   const board = new FastifyAdapter();
   board.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
@@ -48,6 +51,12 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
     serverAdapter: board,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onClose', async () => {
+    await untilQueueSettles(queue);
+    await queue.close();
+    // BullMQ closes the clients it made, not a cluster client it was given.
+    if (connection instanceof Cluster) connection.disconnect();
+  });
   await fastify.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
       if (adminAuthorized(request.headers.authorization, token)) return;
