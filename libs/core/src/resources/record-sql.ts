@@ -16,9 +16,11 @@ export function wireValue(alias: string, column: ColumnInfo): string {
  */
 function jsNumber(ref: string): string {
   const v = `${ref}::text::float8`;
-  return `CASE WHEN ${v} = 0 THEN '0'
-    WHEN ${v} = 'NaN'::float8 OR abs(${v}) = 'Infinity'::float8 THEN to_json(${v})::text
+  // Cheapest first: a NULL, then the usual range (which NaN and the infinities fail), then the rare forms.
+  return `CASE WHEN ${ref} IS NULL THEN NULL
     WHEN abs(${v}) >= 1e-6 AND abs(${v}) < 1e21 THEN ${v}::text::numeric::text
+    WHEN ${v} = 0 THEN '0'
+    WHEN ${v} = 'NaN'::float8 OR abs(${v}) = 'Infinity'::float8 THEN to_json(${v})::text
     ELSE regexp_replace(${v}::text, 'e([+-])0+', 'e\\1') END`;
 }
 
