@@ -6,8 +6,10 @@ import { INestApplicationContext } from '@nestjs/common';
 import {
   WEBHOOK_EVENT_NAMES,
   WarehouseCreatedEvent,
+  ThinWebhookEvent,
   WebhookVerificationError,
   createWharfClient,
+  verifyThinWebhook,
   verifyWebhook,
 } from '@wharf/client';
 import Ajv2020 from 'ajv/dist/2020';
@@ -30,7 +32,8 @@ describe('@wharf/client (clients/typescript)', () => {
 
   beforeAll(async () => {
     api = await startApi({ env: FAST_WEBHOOKS });
-    worker = await startWorker(api.config);
+    // Links in thin events are built by the worker, with the address the api is reached at.
+    worker = await startWorker({ ...api.config, publicUrl: api.url });
     receiver = await new Receiver().start();
     acme = await createCompany(api, 'Client Co');
   });
@@ -186,6 +189,41 @@ describe('@wharf/client (clients/typescript)', () => {
     expect(
       validate('warehouse.created', { ...JSON.parse(delivery.body), event: 'warehouse.deleted' }),
     ).not.toEqual([]);
+  });
+
+  it('verifies a thin delivery and returns it typed; its href reads the record', async () => {
+    const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
+    const created = await client.POST('/int/v1/webhook-endpoints', {
+      body: { url: `${receiver.url}/thin`, events: ['warehouse.created'], payload: 'thin' },
+    });
+    expect(created.response.status).toBe(201);
+    const secret = (created.data as { webhook_endpoint: { secret: string } }).webhook_endpoint.secret;
+    const { data } = await client.POST('/inventory/int/v1/warehouses', {
+      body: { name: 'Thin', address: '1 Quay', city: 'Rotterdam', state: 'ZH', zip: '3011', capacity: 1 },
+    });
+    const uuid = data!.warehouse.uuid;
+    const delivery = await eventually(async () => receiver.requests.find((r) => r.path === '/thin'), 30_000);
+
+    const event: ThinWebhookEvent = verifyThinWebhook(secret, delivery.headers, delivery.body);
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      api_version: 'v1',
+      event: 'warehouse.created',
+      created_at: expect.any(String),
+      data: {
+        id: uuid,
+        object: 'warehouse',
+        href: `${api.url}/inventory/int/v1/warehouses/${uuid}`,
+        additionalData: {},
+      },
+    });
+    // @ts-expect-error a thin event carries no record fields
+    expect(event.data.name).toBeUndefined();
+    const record = await fetch(event.data.href, { headers: { authorization: `Bearer ${acme.key}` } });
+    expect(((await record.json()) as { warehouse: { name: string } }).warehouse.name).toBe('Thin');
+    expect(() => verifyThinWebhook(secret, delivery.headers, `${delivery.body} `)).toThrow(
+      WebhookVerificationError,
+    );
   });
 
   it('types the fleet actions (driver location, order status) and an order with any meta', async () => {

@@ -1,7 +1,7 @@
 import createClient, { Client, ClientOptions } from 'openapi-fetch';
 import { Webhook } from 'standardwebhooks';
 import type { paths } from './generated/api';
-import type { WebhookEvent } from './generated/events';
+import type { WebhookEvent, WebhookEventName } from './generated/events';
 
 export type { components, operations, paths } from './generated/api';
 export * from './generated/events';
@@ -86,6 +86,33 @@ function signedHeaders(headers: WebhookHeaders): Record<string, string> {
  */
 export function verifyWebhook(secret: string, headers: WebhookHeaders, body: string | Buffer): WebhookEvent {
   return new Webhook(secret).verify(body, signedHeaders(headers)) as WebhookEvent;
+}
+
+/**
+ * What an endpoint with `payload: "thin"` receives instead of the record: a reference to it (`href`, its
+ * GET route, to read with your own API key) and, for an update, the names of the fields that changed.
+ */
+export interface ThinWebhookEvent<N extends WebhookEventName = WebhookEventName> {
+  id: string;
+  api_version: WebhookEvent<N>['api_version'];
+  event: N;
+  created_at: string;
+  data: {
+    id: string;
+    /** The resource's singular key, e.g. `warehouse`. */
+    object: string;
+    href: string;
+    additionalData: { changes?: string[] };
+  };
+}
+
+/** verifyWebhook for a delivery to an endpoint with `payload: "thin"`: returns the thin event. */
+export function verifyThinWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  body: string | Buffer,
+): ThinWebhookEvent {
+  return new Webhook(secret).verify(body, signedHeaders(headers)) as ThinWebhookEvent;
 }
 
 export { WebhookVerificationError } from 'standardwebhooks';
