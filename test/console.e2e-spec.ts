@@ -171,6 +171,7 @@ suite('console: Developers > Webhooks in a real browser', () => {
       await tab.getByLabel('Max in flight (1–100)').fill('5');
       await tab.getByLabel('Rate limit per second (empty = unlimited)').fill('20');
       await tab.getByLabel('Ordering').selectOption('entity');
+      await tab.getByLabel('Payload form').selectOption('thin');
       await tab.getByRole('button', { name: 'Save delivery settings' }).click();
       await tab.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       const after = await http(api.url, 'GET', `/int/v1/webhook-endpoints/${uuid}`, { key: company.key });
@@ -178,6 +179,7 @@ suite('console: Developers > Webhooks in a real browser', () => {
         max_in_flight: 5,
         rate_limit_per_second: 20,
         ordering: 'entity',
+        payload: 'thin',
       });
     } finally {
       release();

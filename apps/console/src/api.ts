@@ -165,6 +165,8 @@ export interface Endpoint {
   max_in_flight: number;
   rate_limit_per_second: number | null;
   ordering: 'none' | 'entity';
+  /** `thin`: deliveries carry a reference to the record (its href) instead of the record. */
+  payload: 'full' | 'thin';
   throttled: boolean;
   throttled_reason: string | null;
   /** The payload filter (MongoDB-style JSON), or null: every subscribed event. */

@@ -5,7 +5,7 @@ import { ErrorMessage, Panel, useAction } from '../ui';
 const REFRESH_MS = 2000;
 
 /**
- * An endpoint's delivery limits (max in flight, rate limit, ordering), editable, with what its deliveries
+ * An endpoint's delivery settings (max in flight, rate limit, ordering, payload form), editable, with what its deliveries
  * are doing right now: in flight, waiting, retrying, and whether it is throttled after timeouts.
  */
 export function DeliverySettings({
@@ -19,6 +19,7 @@ export function DeliverySettings({
   const [maxInFlight, setMaxInFlight] = useState(String(endpoint.max_in_flight));
   const [rate, setRate] = useState(endpoint.rate_limit_per_second?.toString() ?? '');
   const [ordering, setOrdering] = useState(endpoint.ordering);
+  const [payload, setPayload] = useState(endpoint.payload);
   const [saved, setSaved] = useState(false);
 
   useEffect(() => {
@@ -44,6 +45,7 @@ export function DeliverySettings({
         max_in_flight: number(maxInFlight),
         rate_limit_per_second: rate.trim() === '' ? null : number(rate),
         ordering,
+        payload,
       },
     });
     await onSaved();
@@ -99,6 +101,15 @@ export function DeliverySettings({
             <option value="none">None: fastest</option>
             <option value="entity">Per record, in commit order</option>
           </select>
+          <label for="payload">Payload form</label>
+          <select
+            id="payload"
+            value={payload}
+            onChange={(e) => setPayload(e.currentTarget.value as Endpoint['payload'])}
+          >
+            <option value="full">Full: the record</option>
+            <option value="thin">Thin: a link to it</option>
+          </select>
           <button type="submit" disabled={save.busy}>
             Save delivery settings
           </button>
@@ -107,7 +118,7 @@ export function DeliverySettings({
         <p class="muted">
           Max in flight {endpoint.max_in_flight} · rate limit{' '}
           {endpoint.rate_limit_per_second === null ? 'none' : `${endpoint.rate_limit_per_second}/s`} ·
-          ordering {endpoint.ordering}
+          ordering {endpoint.ordering} · payload form {endpoint.payload}
         </p>
       )}
       {saved && <p role="status">Saved.</p>}
