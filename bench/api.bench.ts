@@ -10,10 +10,10 @@ import { countPostgresOf, postgresSecondsBetween, serverCpuSeconds } from './pro
 import {
   benchConfig,
   forkScript,
-  sleep,
   startProcess,
   stopProcess,
   withBenchDatabase,
+  waitFor,
 } from './bench-support';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -176,18 +176,6 @@ const summarise = (list: Measure[]) => ({
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(url).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(200);
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /** Paths where two JSON documents differ (`id` aside, which the api may not send yet). */

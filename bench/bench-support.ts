@@ -105,3 +105,16 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `url` answers below 500 (a process just started), for up to 20 s. */
+export async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(url).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error(`${url} did not come up`);
+}

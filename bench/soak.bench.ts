@@ -3,17 +3,17 @@ import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDuration } from '@wharf/core';
-import { WebhookEndpointsService } from '@wharf/webhooks';
+import { AccountsService, dataSourceOptions, parseDuration } from '@wharf/core';
+import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
 import {
   benchConfig,
   percentile,
   sleep,
-  startBenchApi,
   startProcess,
   stopProcess,
+  waitFor,
   withBenchDatabase,
 } from './bench-support';
 
@@ -32,6 +32,7 @@ const SAMPLE_MS = Number(process.env.BENCH_SOAK_SAMPLE_MS ?? 60_000);
 /** Creates in flight at most: past it the generator waits, and the rate it reached is reported. */
 const MAX_IN_FLIGHT = Number(process.env.BENCH_SOAK_MAX_IN_FLIGHT ?? 256);
 const DAY_MS = 86_400_000;
+const API_PORT = Number(process.env.BENCH_SOAK_API_PORT ?? 3921);
 
 const TABLES = ['webhook_events', 'webhook_request_logs'] as const;
 
@@ -71,7 +72,7 @@ async function main() {
   // The conversion migration reads the interval from the environment, as `npm run migrate` does.
   process.env.WEBHOOKS_PARTITION_INTERVAL = INTERVAL;
   // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
-  const { config, env } = benchConfig({ NODE_ENV: 'test', ...lifecycle });
+  const { config, env } = benchConfig({ NODE_ENV: 'test', PORT: String(API_PORT), ...lifecycle });
   await withBenchDatabase(config, async () => {
     const committed = new Map<string, number>();
     // A webhook can arrive before this process has read its create's 201 (one event loop for both).
@@ -98,14 +99,24 @@ async function main() {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const target = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
-    const { app, url, company } = await startBenchApi(config);
-    const db = app.get(DataSource);
-    await app
-      .get(WebhookEndpointsService)
-      .create(company.company.uuid, { url: target, events: ['warehouse.created'] });
-    const worker: ChildProcess = startProcess('worker', env);
+    // The api in a process of its own, as in production: this one only generates load and receives.
+    const db = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
+    await db.initialize();
+    const company = await new AccountsService(db).createCompany('Soak');
+    const api: ChildProcess = startProcess('api', env);
+    const url = `http://127.0.0.1:${API_PORT}`;
+    await waitFor(`${url}/health`);
     const client = new Agent({ connections: 32 });
     const headers = { authorization: `Bearer ${company.api_key}`, 'content-type': 'application/json' };
+    const endpoint = await request(`${url}/int/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ webhook_endpoint: { url: target, events: ['warehouse.created'] } }),
+      dispatcher: client,
+    });
+    if (endpoint.statusCode !== 201) throw new Error(`endpoint: ${await endpoint.body.text()}`);
+    await endpoint.body.dump();
+    const worker: ChildProcess = startProcess('worker', env);
     let created = 0;
     let failedCreates = 0;
     const create = async (i: number) => {
@@ -232,8 +243,9 @@ async function main() {
     writeFileSync(join(dir, 'soak-latest.json'), JSON.stringify(result, null, 2));
 
     await stopProcess(worker);
+    await stopProcess(api);
     await client.close();
-    await app.close();
+    await db.destroy();
     receiver.close();
   });
 }
