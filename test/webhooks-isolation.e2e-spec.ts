@@ -178,13 +178,20 @@ describe('webhooks: per-endpoint limits, held across two workers', () => {
     const set = await setEndpoint(api, acme, endpoint.uuid, { rate_limit_per_second: 20 });
     expect(set.status).toBe(200);
     expect(set.body.webhook_endpoint.rate_limit_per_second).toBe(20);
-    // Committed first, and the workers in their own processes: while they deliver, this process only runs
-    // the receiver, so its timestamps are not bunched by the api or the workers sharing its event loop.
+    // Committed first, and the workers in their own processes. The sends are timed by the workers themselves
+    // (each attempt's sent_at in the request log): arrival times add the wire's and this process's jitter.
     await createWarehouses(api, acme, 200);
     const workers = [runNode(WORKER, [], workerEnv(api)), runNode(WORKER, [], workerEnv(api))];
     try {
       await eventually(async () => receiver.events('/limited').length === 200, 60_000);
-      const at = receiver.requests.filter((r) => r.path === '/limited').map((r) => r.at);
+      const logged = await sql(
+        api,
+        `SELECT extract(epoch FROM sent_at) * 1000 AS at FROM webhook_request_logs
+         WHERE webhook_endpoint_uuid = $1 ORDER BY sent_at`,
+        [endpoint.uuid],
+      );
+      expect(logged).toHaveLength(200);
+      const at = logged.map((row: { at: string }) => Number(row.at));
       let busiest = 0;
       for (let i = 0; i < at.length; i++) {
         busiest = Math.max(busiest, at.filter((t) => t >= at[i] && t < at[i] + 1000).length);

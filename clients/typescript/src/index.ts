@@ -91,6 +91,7 @@ export function verifyWebhook(secret: string, headers: WebhookHeaders, body: str
 /**
  * What an endpoint with `payload: "thin"` receives instead of the record: a reference to it (`href`, its
  * GET route, to read with your own API key) and, for an update, the names of the fields that changed.
+ * Operational events (`endpoint.*`, `delivery.*`) are about no record and arrive in full even there.
  */
 export interface ThinWebhookEvent<N extends WebhookEventName = WebhookEventName> {
   id: string;
@@ -106,13 +107,22 @@ export interface ThinWebhookEvent<N extends WebhookEventName = WebhookEventName>
   };
 }
 
-/** verifyWebhook for a delivery to an endpoint with `payload: "thin"`: returns the thin event. */
+/** Whether a delivery to a thin endpoint is a thin event (not an operational event, sent in full). */
+export function isThinEvent(event: ThinWebhookEvent | WebhookEvent): event is ThinWebhookEvent {
+  const data = event.data as { href?: unknown; object?: unknown };
+  return typeof data.href === 'string' && typeof data.object === 'string';
+}
+
+/**
+ * verifyWebhook for a delivery to an endpoint with `payload: "thin"`: a thin event, or an operational event
+ * in full; tell them apart with isThinEvent.
+ */
 export function verifyThinWebhook(
   secret: string,
   headers: WebhookHeaders,
   body: string | Buffer,
-): ThinWebhookEvent {
-  return new Webhook(secret).verify(body, signedHeaders(headers)) as ThinWebhookEvent;
+): ThinWebhookEvent | WebhookEvent {
+  return new Webhook(secret).verify(body, signedHeaders(headers)) as ThinWebhookEvent | WebhookEvent;
 }
 
 export { WebhookVerificationError } from 'standardwebhooks';

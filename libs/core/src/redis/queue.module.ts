@@ -15,7 +15,7 @@ class ClusterClientCloser implements OnApplicationShutdown {
   }
 }
 
-/** The BullMQ connection shared by producers (api) and consumers (worker), keyed under QUEUE_PREFIX. */
+/** The workers' BullMQ connection, keyed under QUEUE_PREFIX (the api has no queue: it writes events to PostgreSQL). */
 @Module({})
 export class QueueModule {
   static forRoot(config: AppConfig, role: 'producer' | 'consumer'): DynamicModule {

@@ -30,8 +30,8 @@ function cluster(target: RedisTarget, options: RedisOptions, offlineQueue: boole
 
 /**
  * The BullMQ connection: options for one node (BullMQ makes its own clients from them), or a Cluster
- * client, which BullMQ takes only as an instance. A producer (the api) fails fast while Redis is away,
- * so the request answers 503 instead of waiting for Redis; consumers wait for it to come back.
+ * client, which BullMQ takes only as an instance. A producer (the api's queue dashboard) fails fast while
+ * Redis is away, so a page answers instead of waiting for Redis; consumers (workers) wait for it to come back.
  */
 export function queueConnection(target: RedisTarget, role: 'producer' | 'consumer'): RedisOptions | Cluster {
   const options: RedisOptions = {

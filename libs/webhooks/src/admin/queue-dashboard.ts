@@ -44,18 +44,19 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   ]);
   const connection = queueConnection(config, 'producer');
   const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
-  const board = new FastifyAdapter();
-  board.setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({
-    queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
-    serverAdapter: board,
-  });
   const fastify = app.getHttpAdapter().getInstance();
+  // Before anything that may throw, so the queue is closed with the app whatever happens next.
   fastify.addHook('onClose', async () => {
     await untilQueueSettles(queue);
     await queue.close();
     // BullMQ closes the clients it made, not a cluster client it was given.
     if (connection instanceof Cluster) connection.disconnect();
+  });
+  const board = new FastifyAdapter();
+  board.setBasePath(QUEUE_DASHBOARD_PATH);
+  createBullBoard({
+    queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
+    serverAdapter: board,
   });
   await fastify.register(async (scope) => {
     scope.addHook('onRequest', async (request, reply) => {
