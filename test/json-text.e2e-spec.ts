@@ -61,6 +61,7 @@ describe('JSON text built by PostgreSQL', () => {
       const read = await get(`${L}/${created.body.location.uuid}`);
       expect(read.text).toBe(compact(read.text));
       expect(read.body.location.latitude).toBe(latitude === 0 ? 0 : latitude);
+      expect(read.body.location.longitude).toBeNull();
     }
     const list = await get(`${L}?limit=100&sort=created_at`);
     expect(list.text).toBe(compact(list.text));

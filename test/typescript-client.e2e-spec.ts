@@ -161,6 +161,7 @@ describe('@wharf/client (clients/typescript)', () => {
     const delivery = await eventually(async () => receiver.requests.find((r) => r.path === '/hook'), 30_000);
 
     const event = verifyWebhook(secret, delivery.headers, delivery.body);
+    expect(isThinEvent(event)).toBe(false);
     if (event.event !== 'warehouse.created') throw new Error(`unexpected ${event.event}`);
     const created: WarehouseCreatedEvent = event; // narrowed on `event`
     expect(created.data.name).toBe('Delivered');

@@ -184,13 +184,16 @@ describe('webhooks: per-endpoint limits, held across two workers', () => {
     const workers = [runNode(WORKER, [], workerEnv(api)), runNode(WORKER, [], workerEnv(api))];
     try {
       await eventually(async () => receiver.events('/limited').length === 200, 60_000);
-      const logged = await sql(
-        api,
-        `SELECT extract(epoch FROM sent_at) * 1000 AS at FROM webhook_request_logs
-         WHERE webhook_endpoint_uuid = $1 ORDER BY sent_at`,
-        [endpoint.uuid],
-      );
-      expect(logged).toHaveLength(200);
+      // An attempt is logged after its answer: read the log once all 200 are in it.
+      const logged = await eventually(async () => {
+        const rows = await sql(
+          api,
+          `SELECT extract(epoch FROM sent_at) * 1000 AS at FROM webhook_request_logs
+           WHERE webhook_endpoint_uuid = $1 ORDER BY sent_at`,
+          [endpoint.uuid],
+        );
+        return rows.length === 200 ? rows : undefined;
+      }, 30_000);
       const at = logged.map((row: { at: string }) => Number(row.at));
       let busiest = 0;
       for (let i = 0; i < at.length; i++) {
