@@ -6,6 +6,12 @@ import { ROOT, ensureBuilt } from './support/processes';
 import { prepareDatabase, testConfig } from './support/test-app';
 
 const run = promisify(execFile);
+
+/** Counts the date formatters built for real (each maps ICU's date data into the process). */
+const COUNT_DATE_FORMATS = `
+  let dateFormats = 0;
+  const RealFormat = Intl.DateTimeFormat;
+  Intl.DateTimeFormat = function (...args) { dateFormats++; return new RealFormat(...args); };`;
 const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
 const API = join(ROOT, 'dist', 'apps', 'api', 'src');
 const CORE = join(ROOT, 'dist', 'libs', 'core', 'src', 'index.js');
@@ -14,11 +20,13 @@ const CORE = join(ROOT, 'dist', 'libs', 'core', 'src', 'index.js');
  * In a plain Node process, as the api's preload runs it: Jest keeps a module registry of its own, in
  * which stand-ins put into Node's require cache would never be seen.
  */
-async function inNode(body: string): Promise<any> {
+async function inNode(body: string, prelude = ''): Promise<any> {
   const script = `
+    ${prelude}
     const loader = require(${JSON.stringify(LOADER)});
     loader.deferModules(loader.RARELY_USED_MODULES);
     loader.loadPgWithoutFetch();
+    loader.loadNestCommonWithLazyDateFormat();
     const undici = () => process.moduleLoadList.some((name) => name.includes('undici'));
     ${body}`;
   const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT });
@@ -103,12 +111,33 @@ describe('deferred modules (api preload)', () => {
     expect(result).toEqual({ navigator: major >= 21, before: false, text: 'ok', after: true });
   });
 
-  // Only workers put events on the queue: the api writes them to PostgreSQL and never needs BullMQ.
-  it('leaves BullMQ unloaded in an api that has booted, served a write and closed', async () => {
+  it('builds Nest’s console logger its date formatter at its first line, not when Nest loads', async () => {
+    const result = await inNode(
+      `
+      const { ConsoleLogger } = require('@nestjs/common');
+      const loaded = dateFormats;
+      let line = '';
+      const write = process.stdout.write;
+      process.stdout.write = (chunk) => ((line += chunk), true);
+      new ConsoleLogger('Check', { colors: false }).log('hello');
+      process.stdout.write = write;
+      console.log(JSON.stringify({ loaded, logged: dateFormats, line }));`,
+      COUNT_DATE_FORMATS,
+    );
+    expect(result).toMatchObject({ loaded: 0, logged: 1 });
+    // The timestamp as the real formatter writes it (`11/28/2026, 2:40:12 PM` in an English locale).
+    expect(result.line).toContain(String(new Date().getFullYear()));
+    expect(result.line).toMatch(/\d{1,2}:\d{2}:\d{2}.*\[Check\] hello/);
+  });
+
+  // Only workers put events on the queue: the api writes them to PostgreSQL and never needs BullMQ. It logs
+  // through pino: Nest's date formatter (ICU's date data) stays unbuilt too.
+  it('leaves BullMQ unloaded and no date formatter built in an api that has booted, served a write and closed', async () => {
     const config = testConfig();
     await prepareDatabase(config);
     try {
       const script = `
+        ${COUNT_DATE_FORMATS}
         require(${JSON.stringify(join(API, 'boot.preload.js'))});
         const { createApi } = require(${JSON.stringify(join(API, 'api.js'))});
         const { AccountsService, loadConfig } = require(${JSON.stringify(CORE)});
@@ -128,6 +157,7 @@ describe('deferred modules (api preload)', () => {
             status: res.statusCode,
             bullmq: files('/node_modules/bullmq/'),
             nestBullmq: files('/node_modules/@nestjs/bullmq/'),
+            dateFormats,
           }));
         })().catch((error) => { console.error(error); process.exit(1); });`;
       const env = {
@@ -139,7 +169,12 @@ describe('deferred modules (api preload)', () => {
         LOG_LEVEL: 'error',
       };
       const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT, env });
-      expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ status: 201, bullmq: 0, nestBullmq: 0 });
+      expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({
+        status: 201,
+        bullmq: 0,
+        nestBullmq: 0,
+        dateFormats: 0,
+      });
     } finally {
       await dropDatabase(config.databaseUrl);
     }

@@ -143,3 +143,30 @@ export function loadPgWithoutFetch(): void {
     Object.defineProperty(globalThis, 'Response', descriptor);
   }
 }
+
+/**
+ * Loads @nestjs/common with its console logger's date formatter built at its first use. The logger builds
+ * an Intl.DateTimeFormat as its module loads, which maps ICU's date and time-zone data (about 8 MB of RSS)
+ * into a process that logs through pino and so never formats a date with it.
+ */
+export function loadNestCommonWithLazyDateFormat(): void {
+  const file = resolveFrom('@nestjs/common', '@nestjs/common');
+  if (!file || require.cache[file]) return;
+  const Real = Intl.DateTimeFormat;
+  const lazy = function (...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
+    let real: Intl.DateTimeFormat | undefined;
+    return new Proxy(Object.create(Real.prototype) as Intl.DateTimeFormat, {
+      get: (_, key) => {
+        real ??= new Real(...args);
+        const value: unknown = Reflect.get(real, key);
+        return typeof value === 'function' ? (value as () => unknown).bind(real) : value;
+      },
+    });
+  };
+  Intl.DateTimeFormat = lazy as unknown as typeof Intl.DateTimeFormat;
+  try {
+    createRequire(file)(file);
+  } finally {
+    Intl.DateTimeFormat = Real;
+  }
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApiError } from '../http/api-error';
 import { bodyHash, canonicalJson, idempotencyKeyOf, storedHeaders } from './idempotency-key';
 
@@ -29,6 +30,8 @@ describe('idempotency keys', () => {
     expect(bodyHash({ a: 1, b: 2 })).not.toBe(bodyHash({ a: 1, b: 3 }));
     expect(bodyHash([1, 2])).not.toBe(bodyHash([2, 1]));
     expect(bodyHash(undefined)).not.toBe(bodyHash({}));
+    expect(canonicalJson({ z: undefined, b: [], a: {}, c: [undefined] })).toBe('{"a":{},"b":[],"c":[null]}');
+    expect(bodyHash({ b: 2, a: 1 })).toBe(createHash('sha256').update('{"a":1,"b":2}').digest('hex'));
   });
 
   it('stores the answer’s own headers, not those of one exchange', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ApiError } from '../http/api-error';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -25,19 +25,24 @@ export function idempotencyKeyOf(header: string | string[]): string {
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const members = Object.keys(value)
-    .filter((name) => (value as Record<string, unknown>)[name] !== undefined)
-    .sort()
-    .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as Record<string, unknown>)[name])}`);
-  return `{${members.join(',')}}`;
+  let text: string;
+  if (Array.isArray(value)) {
+    text = '[';
+    for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + canonicalJson(value[i]);
+    return `${text}]`;
+  }
+  text = '{';
+  for (const name of Object.keys(value).sort()) {
+    const member = (value as Record<string, unknown>)[name];
+    if (member === undefined) continue;
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(name)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
 }
 
 /** The SHA-256 of a body's canonical JSON (no body: of the empty text). */
 export function bodyHash(body: unknown): string {
-  return createHash('sha256')
-    .update(body === undefined ? '' : canonicalJson(body))
-    .digest('hex');
+  return hash('sha256', body === undefined ? '' : canonicalJson(body), 'hex');
 }
 
 /**
