@@ -129,9 +129,10 @@ export function configureHttp(app: NestFastifyApplication): void {
       }
     },
   );
-  // JSON text PostgreSQL built goes out as it is; everything else as Fastify writes it without a schema.
+  // JSON text PostgreSQL built goes out as it is, as bytes (Fastify sends a Buffer a serializer returns
+  // unchanged; its types say string); everything else as Fastify writes it without a schema.
   fastify.setReplySerializer((payload) =>
-    payload instanceof JsonText ? payload.text : JSON.stringify(payload),
+    payload instanceof JsonText ? (payload.bytes() as unknown as string) : JSON.stringify(payload),
   );
   fastify.addHook('preValidation', (request, _reply, done) => {
     try {

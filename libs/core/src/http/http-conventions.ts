@@ -57,7 +57,11 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * client's `If-None-Match` still holds it. @fastify/etag tags every method and status and would answer a
  * POST with 304, so this hook keeps to successful GETs and HEADs.
  */
-function etag(request: FastifyRequest, reply: FastifyReply, payload: string): string {
+function etag<Body extends string | Buffer>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: Body,
+): Body | '' {
   const tag = `"${hash('sha1', payload, 'base64url')}"`;
   void reply.header('etag', tag);
   if (!matches(request.headers['if-none-match'], tag)) return payload;
@@ -66,12 +70,12 @@ function etag(request: FastifyRequest, reply: FastifyReply, payload: string): st
 }
 
 /** `Location` of a 201: the collection's path and the created record's uuid (the body's only record). */
-function location(request: FastifyRequest, reply: FastifyReply, payload: string): void {
+function location(request: FastifyRequest, reply: FastifyReply, payload: string | Buffer): void {
   if (reply.hasHeader('location')) return;
   let uuid: unknown;
   try {
     // Creates only, and a parse is robust to the order the record's fields are serialised in.
-    const record = Object.values(JSON.parse(payload) as Record<string, { uuid?: unknown }>)[0];
+    const record = Object.values(JSON.parse(payload.toString()) as Record<string, { uuid?: unknown }>)[0];
     uuid = record?.uuid;
   } catch {
     return;
@@ -120,8 +124,9 @@ export function configureHttpConventions(app: NestFastifyApplication): void {
       .send(JSON.stringify({ errors: [errorObject(404, `No route OPTIONS ${request.url.split('?')[0]}.`)] }));
   });
 
+  // A body built as JSON text comes as a Buffer (JsonText.bytes), any other as a string.
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload !== 'string') {
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) {
       done(null, payload);
       return;
     }

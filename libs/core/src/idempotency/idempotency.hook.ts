@@ -198,7 +198,7 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
    * key, if a request that got there first stored one (a create does not look before it runs), else its own.
    */
   async function store(state: KeyState, reply: FastifyReply, payload: unknown) {
-    const body = typeof payload === 'string' ? payload : null;
+    const body = bodyText(payload);
     if (reply.statusCode >= 500 || body === null) return payload;
     const stored = await storedAnswer(pool, state).catch(() => undefined);
     if (stored) {
@@ -229,7 +229,7 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
   ) {
     const status = reply.statusCode;
     const { company, key, route, hash } = state;
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+    const body = bodyText(payload);
     try {
       if (status >= 500 || body === null) {
         await client.query('ROLLBACK');
@@ -255,6 +255,11 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
       return JSON.stringify(answer.body);
     }
   }
+}
+
+/** A body as it is stored with its key; null for one that is neither text nor bytes (a stream). */
+function bodyText(payload: unknown): string | null {
+  return typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
 }
 
 async function storedAnswer(pool: Pool, { company, key }: KeyedWrite): Promise<StoredAnswer | undefined> {

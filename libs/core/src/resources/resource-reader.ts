@@ -58,7 +58,9 @@ export class ResourceReader {
     };
     const records = needsNormalising(this.def) ? JSON.stringify(JSON.parse(page.records)) : page.records;
     return new JsonText(
-      `{${JSON.stringify(this.def.keys.plural)}:${records},"meta":${JSON.stringify(meta)}}`,
+      `{${JSON.stringify(this.def.keys.plural)}:`,
+      records,
+      `,"meta":${JSON.stringify(meta)}}`,
     );
   }
 

@@ -20,9 +20,8 @@ export class EventsService {
       per_page: read.limit,
       next_cursor: rows.length > read.limit ? page[page.length - 1].event_id : null,
     };
-    return new JsonText(
-      `{"events":[${page.map((row) => row.payload).join(',')}],"meta":${JSON.stringify(meta)}}`,
-    );
+    const envelopes = page.flatMap((row, i) => (i ? [',', row.payload] : [row.payload]));
+    return new JsonText('{"events":[', ...envelopes, `],"meta":${JSON.stringify(meta)}}`);
   }
 
   /** `{"event": envelope, "deliveries": [{webhook_endpoint_uuid, status, attempts, next_attempt_at}]}` */
