@@ -20,7 +20,10 @@ export class JsonText {
     return text;
   }
 
-  /** The document's UTF-8 bytes, written part by part (no part copied into another string first). */
+  /**
+   * The document's UTF-8 bytes, written part by part (no part copied into another string first). Parts are
+   * split at ASCII punctuation of the document, never inside a character.
+   */
   bytes(): Buffer {
     let length = 0;
     for (const part of this.parts) length += Buffer.byteLength(part);
