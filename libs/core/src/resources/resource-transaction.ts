@@ -1,13 +1,21 @@
 import type { EventEmitter } from 'node:events';
 import { DataSource, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { ApiError } from '../http/api-error';
 import { RequestContext } from '../tenancy/request-context';
 import { WriteListener } from './resource-change';
 import { explainDbError } from './resource-errors';
 import { DeclaredEvents, WriteTransaction } from './write-transaction';
 
+/** PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a race, and may run again. */
+const LOST_RACE = new Set(['40P01', '40001']);
+/** Runs of a write transaction that lost a race (a worker writing the same rows in another order). */
+export const WRITE_ATTEMPTS = 3;
+
 /**
  * Runs `work` in one transaction scoped to the caller's company; changes and domain events recorded
- * on the transaction are handed to the write listeners (the webhook outbox) before it commits.
+ * on the transaction are handed to the write listeners (the webhook outbox) before it commits. A
+ * transaction PostgreSQL chose as a deadlock's victim (or a serialization failure) rolled back whole and
+ * runs again, as PostgreSQL's documentation advises: up to WRITE_ATTEMPTS runs, then a 503 to retry.
  */
 export async function runWriteTransaction<T>(
   dataSource: DataSource,
@@ -16,6 +24,30 @@ export async function runWriteTransaction<T>(
   work: (tx: WriteTransaction) => Promise<T>,
 ): Promise<T> {
   const company = RequestContext.companyUuid();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeOnce(dataSource, company, listeners, declared, work);
+    } catch (error) {
+      if (!LOST_RACE.has((error as { code?: string }).code ?? '')) throw error;
+      if (attempt === WRITE_ATTEMPTS) {
+        const conflict = ApiError.of(503, 'The write kept conflicting with concurrent ones; retry.', {
+          code: 'write_conflict',
+        });
+        throw new ApiError(503, conflict.errors, { 'retry-after': '1' });
+      }
+      // Apart, so the racers do not meet again at once.
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 40));
+    }
+  }
+}
+
+async function writeOnce<T>(
+  dataSource: DataSource,
+  company: string,
+  listeners: WriteListener[],
+  declared: DeclaredEvents | undefined,
+  work: (tx: WriteTransaction) => Promise<T>,
+): Promise<T> {
   const queryRunner = dataSource.createQueryRunner();
   await queryRunner.connect();
   // When the connection dies TypeORM releases the runner, and every later call (the next statement, the
