@@ -1,4 +1,8 @@
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { ApiError, RequestContext } from '@wharf/core';
+import { WRITE_ATTEMPTS, runWriteTransaction } from '@wharf/core/resources/resource-transaction';
+import type { WriteTransaction } from '@wharf/core/resources/write-transaction';
 import { createCompany } from './support/accounts';
 import { http } from './support/http';
 import { startApi, TestApi } from './support/test-app';
@@ -77,4 +81,48 @@ describe('write transactions that lose a race', () => {
     ]);
     expect(rows[0].n).toBe(0);
   }, 30_000);
+
+  /** PostgreSQL itself refusing the transaction with `sqlstate`, as it does a deadlock's victim. */
+  const refused = (tx: WriteTransaction, sqlstate: string) =>
+    tx.sql.rows(`DO $$ BEGIN RAISE EXCEPTION 'refused' USING ERRCODE = '${sqlstate}'; END $$`, []);
+
+  it('runs again after each lost race, answers 503 with Retry-After once every run lost, and never retries another error', async () => {
+    const db = api.app.get(DataSource);
+    const { uuid } = await createCompany(api, 'Beta');
+    const write = <T>(work: (tx: WriteTransaction) => Promise<T>) =>
+      RequestContext.run({ companyUuid: uuid }, () => runWriteTransaction(db, [], undefined, work)).catch(
+        (error: unknown) => error,
+      );
+
+    let runs = 0;
+    const answer = await write(async (tx) => {
+      if (++runs === 1) await refused(tx, '40001');
+      return (await tx.sql.rows('SELECT 42 AS n', []))[0].n as number;
+    });
+    expect({ runs, answer }).toEqual({ runs: 2, answer: 42 });
+
+    runs = 0;
+    const exhausted = (await write(async (tx) => {
+      runs++;
+      await refused(tx, '40P01');
+    })) as ApiError;
+    expect(runs).toBe(WRITE_ATTEMPTS);
+    expect(exhausted).toBeInstanceOf(ApiError);
+    expect({
+      status: exhausted.getStatus(),
+      headers: exhausted.headers,
+      code: exhausted.errors[0].code,
+    }).toEqual({
+      status: 503,
+      headers: { 'retry-after': '1' },
+      code: 'write_conflict',
+    });
+
+    runs = 0;
+    const other = (await write(async (tx) => {
+      runs++;
+      await refused(tx, '22012');
+    })) as { code?: string };
+    expect({ runs, code: other.code }).toEqual({ runs: 1, code: '22012' });
+  });
 });

@@ -6,6 +6,7 @@ export * from './database/database.module';
 export * from './database/ensure-database';
 export * from './database/pool';
 export * from './database/typeorm-pg';
+export * from './database/lost-race';
 export * from './database/pinned-connection';
 export * from './database/preflight';
 export * from './database/preflight-all';

@@ -1,13 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import { DataSource, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { lostRace } from '../database/lost-race';
 import { ApiError } from '../http/api-error';
 import { RequestContext } from '../tenancy/request-context';
 import { WriteListener } from './resource-change';
 import { explainDbError } from './resource-errors';
 import { DeclaredEvents, WriteTransaction } from './write-transaction';
 
-/** PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a race, and may run again. */
-const LOST_RACE = new Set(['40P01', '40001']);
 /** Runs of a write transaction that lost a race (a worker writing the same rows in another order). */
 export const WRITE_ATTEMPTS = 3;
 
@@ -28,7 +27,7 @@ export async function runWriteTransaction<T>(
     try {
       return await writeOnce(dataSource, company, listeners, declared, work);
     } catch (error) {
-      if (!LOST_RACE.has((error as { code?: string }).code ?? '')) throw error;
+      if (!lostRace(error)) throw error;
       if (attempt === WRITE_ATTEMPTS) {
         const conflict = ApiError.of(503, 'The write kept conflicting with concurrent ones; retry.', {
           code: 'write_conflict',

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, lostRace } from '@wharf/core';
 import { AttemptRecord } from '../../store/attempt-record';
 import { DeliveryStore } from '../../store/delivery.store';
 import { Admission } from '../../store/job-rows.sql';
@@ -11,7 +11,6 @@ import {
 } from '../../tuning';
 import { DeliveryAdmitter } from '../admission/delivery.admitter';
 
-const TRANSIENT = new Set(['40001', '40P01']);
 /** SQLSTATE classes that blame the data (22 data exception, 23 integrity violation), not the database. */
 const REFUSED_DATA = /^2[23]/;
 
@@ -146,9 +145,8 @@ export class AttemptWriter implements OnApplicationShutdown {
         await new Promise((resolve) => setTimeout(resolve, RECORD_OUTAGE_RETRY_MS));
         return this.write(batch, tries);
       }
-      const code = (error as { code?: string }).code ?? '';
-      if (tries > 1 && TRANSIENT.has(code)) return this.write(batch, tries - 1);
-      if (batch.length > 1 && REFUSED_DATA.test(code))
+      if (tries > 1 && lostRace(error)) return this.write(batch, tries - 1);
+      if (batch.length > 1 && REFUSED_DATA.test((error as { code?: string }).code ?? ''))
         await Promise.all(batch.map((p) => this.write([p], 1)));
       else batch.forEach((p) => p.reject(error));
       return;
