@@ -123,11 +123,17 @@ describe('HTTP conventions: Location, 405 + Allow, OPTIONS, ETag/304', () => {
   it('tags GET one and GET list with a strong ETag and answers a matching If-None-Match with 304', async () => {
     const created = await http(api.url, 'POST', WAREHOUSES, {
       key: acme.key,
-      body: { warehouse: { ...WAREHOUSE, name: 'Tagged' } },
+      body: { warehouse: { ...WAREHOUSE, name: 'Tagged Zürich 🚢' } },
     });
+    expect(created.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const one = `${WAREHOUSES}/${created.body.warehouse.uuid}`;
     for (const path of [one, `${WAREHOUSES}?sort=name`]) {
       const first = await http(api.url, 'GET', path, { key: acme.key });
+      // The JSON text PostgreSQL built goes out as bytes: still typed JSON, and its length counted in bytes.
+      expect({
+        type: first.headers.get('content-type'),
+        length: Number(first.headers.get('content-length')),
+      }).toEqual({ type: 'application/json; charset=utf-8', length: Buffer.byteLength(first.text) });
       const tag = first.headers.get('etag')!;
       expect({ path, tag }).toEqual({ path, tag: expect.stringMatching(/^"[A-Za-z0-9_-]{27}"$/) });
       const again = await http(api.url, 'GET', path, { key: acme.key });
