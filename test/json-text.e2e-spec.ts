@@ -1,3 +1,4 @@
+import { jsonValue } from '@wharf/core/resources/record-sql';
 import { envelopeSql } from '@wharf/webhooks';
 import { createCompany, TestCompany } from './support/accounts';
 import { http } from './support/http';
@@ -68,6 +69,31 @@ describe('JSON text built by PostgreSQL', () => {
     expect(list.body.locations.map((l: { latitude: number }) => l.latitude)).toEqual(
       values.map((v) => (v === 0 ? 0 : v)),
     );
+  });
+
+  it('writes a real or numeric as the double its text reads as, and a double as it is', async () => {
+    const values = ['0', '-0', '1e-7', '1.5e-5', '0.1', '-42.5', '52.1', '1e15', '1e20', '1e21', '3.4e38'];
+    const forms = [
+      { type: 'float8', column: { name: 'v', kind: 'number', double: true } },
+      { type: 'float8', column: { name: 'v', kind: 'number' } },
+      { type: 'real', column: { name: 'v', kind: 'number' } },
+      { type: 'numeric', column: { name: 'v', kind: 'number' } },
+    ] as const;
+    for (const { type, column } of forms) {
+      for (const value of [...values, null]) {
+        const [row] = await sql(
+          api,
+          `SELECT ${jsonValue('t', column)} AS json, t.v::text AS text FROM (SELECT $1::${type} AS v) t`,
+          [value],
+        );
+        // What a client reads of PostgreSQL's own text of the value, written by JSON.stringify.
+        expect([type, value, row.json]).toEqual([
+          type,
+          value,
+          row.text === null ? 'null' : JSON.stringify(Number(row.text)),
+        ]);
+      }
+    }
   });
 
   it('writes strings with every escape JSON.stringify makes, and nulls', async () => {

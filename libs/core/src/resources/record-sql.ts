@@ -12,10 +12,11 @@ export function wireValue(alias: string, column: ColumnInfo): string {
 /**
  * A number as JSON.stringify writes it: PostgreSQL and V8 print the same shortest digits, but PostgreSQL
  * switches to an exponent (with two digits) outside [1e-4, 1e15) where V8 does outside [1e-6, 1e21).
- * Read through text as JSON.parse would read PostgreSQL's, so a real or numeric is the double a client got.
+ * A real or numeric is read through its text, as JSON.parse would read PostgreSQL's, so it is the double a
+ * client got; a double is that already (and each cast is work PostgreSQL sets up on every execution).
  */
-function jsNumber(ref: string): string {
-  const v = `${ref}::text::float8`;
+function jsNumber(ref: string, double: boolean): string {
+  const v = double ? ref : `${ref}::text::float8`;
   // Cheapest first: a NULL, then the usual range (which NaN and the infinities fail), then the rare forms.
   return `CASE WHEN ${ref} IS NULL THEN NULL
     WHEN abs(${v}) >= 1e-6 AND abs(${v}) < 1e21 THEN ${v}::text::numeric::text
@@ -38,7 +39,7 @@ export function jsonValue(alias: string, column: ColumnInfo): string {
         : column.kind === 'integer' || column.kind === 'boolean'
           ? `${ref}::text`
           : column.kind === 'number'
-            ? jsNumber(ref)
+            ? jsNumber(ref, column.double === true)
             : `to_json(${ref})::text`;
   return column.nullable === false ? text : `COALESCE(${text}, 'null')`;
 }

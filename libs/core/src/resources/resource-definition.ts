@@ -10,6 +10,8 @@ export interface ColumnInfo {
   enum?: string[];
   /** Whether the column may hold NULL (a keyset cursor can bound a NOT NULL sort column by an index range). */
   nullable?: boolean;
+  /** A `number` column PostgreSQL keeps as double precision: already the double a client reads. */
+  double?: boolean;
 }
 
 export interface EmbedInfo {

@@ -26,6 +26,12 @@ function columnKind(column: ColumnMetadata): ColumnKind {
   return 'string';
 }
 
+/** PostgreSQL's double precision under the names TypeORM accepts for it (`float` without a precision is one). */
+function isDouble(column: ColumnMetadata): boolean {
+  const name = String(column.type).toLowerCase();
+  return name === 'float8' || name === 'double precision' || (name === 'float' && !column.precision);
+}
+
 function writableFields(dto: Type): Set<string> {
   return new Set(
     getMetadataStorage()
@@ -84,6 +90,7 @@ export class ResourceRegistry {
         kind: columnKind(column),
         enum: column.enum?.map(String),
         nullable: column.isNullable,
+        double: isDouble(column),
       });
     }
     const embeds: EmbedInfo[] = (model.embed ?? []).map((property) => {
