@@ -1,4 +1,6 @@
-import { OUTBOX_SIGNAL_APPLICATION } from '@wharf/webhooks';
+import { Logger } from '@nestjs/common';
+import { dropDatabase, ensureDatabase } from '@wharf/core';
+import { OUTBOX_SIGNAL_APPLICATION, OutboxSignal } from '@wharf/webhooks';
 import { Client, Notification } from 'pg';
 import { createCompany, TestCompany } from './support/accounts';
 import { eventually, http } from './support/http';
@@ -77,5 +79,30 @@ describe('outbox signal: the relay is woken after the write, not inside it', () 
       'warehouse.updated',
       'warehouse_section.created',
     ]);
+  });
+
+  it('a signal on its way when the api shuts down still goes out, and nothing is logged of it', async () => {
+    // A database of its own: whatever NOTIFY arrives there is this signal's.
+    const url = new URL(api.config.databaseUrl);
+    url.pathname = `${url.pathname}_signal`;
+    await ensureDatabase(url.toString());
+    const own = new Client({ connectionString: url.toString() });
+    const warned = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      await own.connect();
+      const signals: Notification[] = [];
+      own.on('notification', (message) => signals.push(message));
+      await own.query('LISTEN wharf_webhook_events');
+      const signal = new OutboxSignal({ ...api.config, databaseUrl: url.toString() });
+      signal.poke();
+      // Its connection is still being opened: shutdown used to close it under the NOTIFY.
+      await signal.onApplicationShutdown();
+      expect(await eventually(async () => signals.length === 1)).toBe(true);
+      expect(warned.mock.calls.filter(([message]) => String(message).includes('could not wake'))).toEqual([]);
+    } finally {
+      warned.mockRestore();
+      await own.end();
+      await dropDatabase(url.toString());
+    }
   });
 });

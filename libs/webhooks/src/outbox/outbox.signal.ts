@@ -5,6 +5,8 @@ import { Client } from 'pg';
 export const OUTBOX_CHANNEL = 'wharf_webhook_events';
 /** The application_name of the connection that wakes the relay for the api's writes. */
 export const OUTBOX_SIGNAL_APPLICATION = 'wharf-outbox-signal';
+/** How long shutdown waits for the signal on its way before closing its connection. */
+const LAST_SIGNAL_MS = 2000;
 
 /**
  * Wakes the relay after the api's writes have committed, on a connection of its own, one NOTIFY at a time:
@@ -17,7 +19,8 @@ export const OUTBOX_SIGNAL_APPLICATION = 'wharf-outbox-signal';
 export class OutboxSignal implements OnApplicationShutdown {
   private readonly logger = new Logger('outbox-signal');
   private client?: Promise<Client>;
-  private sending = false;
+  /** The signal on its way, if any. */
+  private sending?: Promise<void>;
   private again = false;
   private stopped = false;
 
@@ -30,9 +33,8 @@ export class OutboxSignal implements OnApplicationShutdown {
       this.again = true;
       return;
     }
-    this.sending = true;
-    void this.send().finally(() => {
-      this.sending = false;
+    this.sending = this.send().finally(() => {
+      this.sending = undefined;
       if (this.again) {
         this.again = false;
         this.poke();
@@ -45,6 +47,7 @@ export class OutboxSignal implements OnApplicationShutdown {
       const client = await (this.client ??= this.connect());
       await client.query(`NOTIFY ${OUTBOX_CHANNEL}`);
     } catch (error) {
+      if (this.stopped) return;
       this.logger.warn(`could not wake the relay (${(error as Error).message}); it polls meanwhile`);
       const client = this.client;
       this.client = undefined;
@@ -66,8 +69,15 @@ export class OutboxSignal implements OnApplicationShutdown {
     return client;
   }
 
+  /** The signal on its way still goes out (the last writes' relay wakes now, not at its next poll). */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.sending,
+      new Promise((resolve) => (timer = setTimeout(resolve, LAST_SIGNAL_MS).unref())),
+    ]);
+    clearTimeout(timer);
     const client = this.client;
     this.client = undefined;
     await client?.then((c) => c.end()).catch(() => undefined);
