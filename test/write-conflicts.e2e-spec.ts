@@ -119,10 +119,10 @@ describe('write transactions that lose a race', () => {
     });
 
     runs = 0;
-    const other = (await write(async (tx) => {
+    const passed = (await write(async (tx) => {
       runs++;
       await refused(tx, '22012');
     })) as { code?: string };
-    expect({ runs, code: other.code }).toEqual({ runs: 1, code: '22012' });
+    expect({ runs, code: passed.code }).toEqual({ runs: 1, code: '22012' });
   });
 });

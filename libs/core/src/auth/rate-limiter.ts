@@ -101,12 +101,12 @@ export class RateLimiter implements OnApplicationShutdown {
     }
     void reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', Math.max(0, limit - count));
     if (count > limit) {
-      const retryAfter = String(Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-      const error = ApiError.of(
+      const retryAfter = Math.ceil(((window + 1) * WINDOW_MS - now) / 1000);
+      throw ApiError.retryAfter(
         429,
+        retryAfter,
         `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s.`,
       );
-      throw new ApiError(429, error.errors, { 'retry-after': retryAfter });
     }
   }
 

@@ -47,6 +47,16 @@ export class ApiError extends HttpException {
     return new ApiError(status, [errorObject(status, detail, extra)]);
   }
 
+  /** An error the same request may get past later: `Retry-After` says in how many seconds. */
+  static retryAfter(
+    status: number,
+    seconds: number,
+    detail: string,
+    extra: Partial<ErrorObject> = {},
+  ): ApiError {
+    return new ApiError(status, [errorObject(status, detail, extra)], { 'retry-after': String(seconds) });
+  }
+
   static badParameter(parameter: string, detail: string): ApiError {
     return ApiError.of(400, detail, { source: { parameter } });
   }

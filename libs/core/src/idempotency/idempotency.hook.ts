@@ -163,10 +163,9 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
   function supersede(state: KeyState, stored: StoredAnswer | undefined): never {
     state.settled = true;
     if (!stored) {
-      const inUse = ApiError.of(409, 'The Idempotency-Key is in use; retry.', {
+      throw ApiError.retryAfter(409, 1, 'The Idempotency-Key is in use; retry.', {
         code: 'idempotency_key_in_use',
       });
-      throw new ApiError(409, inUse.errors, { 'retry-after': '1' });
     }
     state.replay = answerOf(stored, state.route, state.hash);
     throw superseded();

@@ -29,10 +29,9 @@ export async function runWriteTransaction<T>(
     } catch (error) {
       if (!lostRace(error)) throw error;
       if (attempt === WRITE_ATTEMPTS) {
-        const conflict = ApiError.of(503, 'The write kept conflicting with concurrent ones; retry.', {
+        throw ApiError.retryAfter(503, 1, 'The write kept conflicting with concurrent ones; retry.', {
           code: 'write_conflict',
         });
-        throw new ApiError(503, conflict.errors, { 'retry-after': '1' });
       }
       // Apart, so the racers do not meet again at once.
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 40));
