@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { createApi } from '@wharf/api';
 import {
   API_NODE_FLAGS,
-  AccountsService,
   AppConfig,
   deleteKeysWithPrefix,
   dropDatabase,
@@ -12,6 +11,7 @@ import {
   loadConfig,
   runMigrations,
 } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 
 export const DIST_APPS = join(__dirname, '..', 'apps');

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { ClientRequest, IncomingMessage, request } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { AccountsService, dataSourceOptions } from '@wharf/core';
+import { dataSourceOptions } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import {

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createApi } from '@wharf/api';
 import {
-  AccountsService,
   deleteKeysWithPrefix,
   dropDatabase,
   ensureDatabase,
@@ -10,6 +9,7 @@ import {
   parseDuration,
   runMigrations,
 } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 import { Pool } from 'pg';
 import { seedCompany } from './fuzz-seed';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_PREFIX, generateApiKey } from '@wharf/core';
+import { API_KEY_PREFIX, generateApiKey } from '@wharf/accounts';
 import { DataSource } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
 import { eventually, http, HttpResult } from './support/http';

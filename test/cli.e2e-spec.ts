@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { API_KEY_PREFIX, AppConfig, dropDatabase } from '@wharf/core';
+import { AppConfig, dropDatabase } from '@wharf/core';
+import { API_KEY_PREFIX } from '@wharf/accounts';
 import { Client } from 'pg';
 import { eventually, http } from './support/http';
 import { CLI, ROOT, assertBuilt, runNode } from './support/processes';

@@ -7,7 +7,6 @@ import {
   BaseResource,
   BelongsTo,
   Extension,
-  Location,
   ResourceModel,
   compareSchema,
   dataSourceOptions,
@@ -18,6 +17,7 @@ import {
   problemLine,
   runMigrations,
 } from '@wharf/core';
+import { Location } from '@wharf/locations';
 import { composeWharf } from '@wharf/webhooks';
 import { IsString } from 'class-validator';
 import { Column, DataSource, Entity, Relation } from 'typeorm';
@@ -163,7 +163,7 @@ describe('migration:check (the CLI): the core, webhooks and every bundled extens
     const { code } = await run.exited;
     expect({ code, output: run.output() }).toEqual({
       code: 0,
-      output: 'Entities and migrations agree (core, webhooks, fleet, inventory).\n',
+      output: 'Entities and migrations agree (core, locations, accounts, webhooks, fleet, inventory).\n',
     });
   });
 });

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { AccountsService } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
 import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
 import { HttpResult, http } from './support/http';

@@ -1,4 +1,4 @@
-import { AccountsService } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
 import { TestApi } from './test-app';
 
 export interface TestCompany {

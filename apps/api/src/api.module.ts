@@ -3,7 +3,7 @@ import { APP_FILTER, RouterModule } from '@nestjs/core';
 import {
   AllExceptionsFilter,
   AppConfig,
-  AuthModule,
+  AccessModule,
   DatabaseModule,
   HealthModule,
   MetricsModule,
@@ -28,7 +28,7 @@ export class ApiModule {
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
         HealthModule,
         MetricsModule,
-        AuthModule,
+        AccessModule,
         ResourcesModule,
         ...host.modules,
         RouterModule.register(routes),

@@ -1,11 +1,5 @@
-import {
-  AccountsService,
-  AppConfig,
-  dataSourceOptions,
-  ensureDatabase,
-  preflight,
-  runMigrations,
-} from '@wharf/core';
+import { AppConfig, dataSourceOptions, ensureDatabase, preflight, runMigrations } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { ParsedArgs } from './args';

@@ -1,4 +1,5 @@
-import { BaseResource, BelongsTo, Location, ResourceModel } from '@wharf/core';
+import { BaseResource, BelongsTo, ResourceModel } from '@wharf/core';
+import { Location } from '@wharf/locations';
 import { Column, Entity, Relation } from 'typeorm';
 import { Driver } from '../drivers/driver.entity';
 import { ORDER_STATUSES, OrderDto } from './order.dto';

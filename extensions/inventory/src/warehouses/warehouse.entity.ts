@@ -1,4 +1,5 @@
-import { BaseResource, BelongsTo, HasMany, Location, ResourceModel } from '@wharf/core';
+import { BaseResource, BelongsTo, HasMany, ResourceModel } from '@wharf/core';
+import { Location } from '@wharf/locations';
 import { Min } from 'class-validator';
 import { Column, Entity } from 'typeorm';
 import { WarehouseDock } from '../warehouse-docks/warehouse-dock.entity';

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { createFailFastRedis } from '../redis/redis';
-import { Dependency } from './outage';
+import { Dependency } from '../common/outage';
 
 export type CheckState = 'up' | 'down';
 export interface HealthReport {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Dependency, describeFailure, unavailableDependency } from './outage';
+import { Dependency, describeFailure, unavailableDependency } from '../common/outage';
 import { HealthService } from './health.service';
 
 const PROBE_EVERY_MS = 1000;

@@ -1,7 +1,7 @@
 import { Type } from '@nestjs/common';
 import { AppConfig } from '../config/config';
 import { ExtensionManifest, extensionManifest } from '../extensions/extension.decorator';
-import { checkExtensions } from '../extensions/extension-checks';
+import { checkExtensions } from './extension-checks';
 import { assertNoConflicts, loadExtensions } from '../extensions/extension-loader';
 import type { ResourceDefinition } from '../resources/resource-definition';
 import { CoreExtension } from './core.extension';

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/config';
-import { MigrationFailedError } from '../database/data-source';
+import { MigrationFailedError } from '../schema/data-source';
 import { ServiceUnavailableAtBoot } from '../database/preflight';
-import { ExtensionError } from '../extensions/extension-checks';
+import { ExtensionError } from '../extensions/extension-error';
 
 /**
  * Runs a process entry point. Problems an operator must fix (configuration, unreachable services)

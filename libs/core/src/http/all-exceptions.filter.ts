@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OutageMonitor } from '../health/outage-monitor';
-import { methodNotAllowed, toErrorResponse } from './error-response';
+import { methodNotAllowed, toErrorResponse } from '../common/error-response';
 import { allowedMethods, isNoRoute } from './http-conventions';
 
 /** The single place that turns errors into HTTP answers. */

@@ -4,9 +4,9 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import type { Socket } from 'node:net';
 import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { errorObject } from './api-error';
+import { errorObject } from '../common/api-error';
 import { checkQuery, parseJsonBody } from './input-guard';
-import { JsonText } from './json-text';
+import { JsonText } from '../common/json-text';
 import { lazyChildLogger } from '../logging/logger';
 import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';

@@ -4,7 +4,7 @@ import { NotFoundException } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type FindMyWay from 'find-my-way';
-import { errorObject } from './api-error';
+import { errorObject } from '../common/api-error';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error';
+import { ApiError } from '../common/api-error';
 import { MAX_BODY_DEPTH, checkQuery, jsonDepthExceeds, parseJsonBody } from './input-guard';
 
 function refusal(work: () => unknown): ApiError {

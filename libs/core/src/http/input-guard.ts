@@ -1,4 +1,4 @@
-import { ApiError } from './api-error';
+import { ApiError } from '../common/api-error';
 
 /**
  * How deeply a request body may nest objects and arrays (`{"a": {"b": 1}}` is 2 deep). Deeper bodies are

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { bodyHash, canonicalJson, idempotencyKeyOf, storedHeaders } from './idempotency-key';
 
 describe('idempotency keys', () => {

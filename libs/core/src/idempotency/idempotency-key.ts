@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';

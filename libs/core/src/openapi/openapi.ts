@@ -1,11 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
-import { OPENAPI_KEYS_ONLY } from '../auth/access.decorator';
-import { OPENAPI_PUBLIC } from '../auth/public.decorator';
-import { PORTAL_COOKIE } from '../auth/portal-sessions.service';
-import { errorObject } from '../http/api-error';
-import { attributePointer } from '../http/pointer';
+import { OPENAPI_KEYS_ONLY } from '../access/access.decorator';
+import { OPENAPI_PUBLIC } from '../access/public.decorator';
+import { PORTAL_COOKIE } from '../access/authenticator';
+import { errorObject } from '../common/api-error';
+import { attributePointer } from '../common/pointer';
 import { EXACT_TOTAL_LIMIT } from '../resources/list-query';
 import { pluralAlias, pluralPath } from '../resources/naming';
 import { ResourceDefinition } from '../resources/resource-definition';

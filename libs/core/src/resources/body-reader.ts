@@ -2,8 +2,8 @@ import { Type } from '@nestjs/common';
 import { TransformationType, plainToInstance } from 'class-transformer';
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
-import { ApiError, ErrorObject, errorObject } from '../http/api-error';
-import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
+import { ApiError, ErrorObject, errorObject } from '../common/api-error';
+import { ATTRIBUTES_POINTER, BODY_POINTER } from '../common/pointer';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 
 /**

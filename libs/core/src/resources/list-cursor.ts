@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { ColumnInfo, ResourceDefinition } from './resource-definition';
 import { Params, ident } from './sql';
 

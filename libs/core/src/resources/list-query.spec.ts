@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { DEFAULT_LIMIT, parseListQuery, searchIndexed } from './list-query';
 import { ColumnInfo, ResourceDefinition } from './resource-definition';
 import { Params } from './sql';

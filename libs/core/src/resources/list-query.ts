@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { SortKey, afterCursor } from './list-cursor';
 import { searchGramsSql } from './list-indexes';
 import { ColumnInfo, ResourceDefinition } from './resource-definition';

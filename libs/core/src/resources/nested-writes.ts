@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { NestedItem, WriteInput } from './body-reader';
 import { ResourceChange } from './resource-change';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';

@@ -1,4 +1,4 @@
-import { ApiError, ErrorObject, errorObject } from '../http/api-error';
+import { ApiError, ErrorObject, errorObject } from '../common/api-error';
 import { ResourceDefinition } from './resource-definition';
 import { scopedSql } from './resource-sql';
 import type { WriteTransaction } from './write-transaction';

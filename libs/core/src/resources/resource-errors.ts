@@ -1,5 +1,5 @@
-import { ApiError } from '../http/api-error';
-import { attributePointer } from '../http/pointer';
+import { ApiError } from '../common/api-error';
+import { attributePointer } from '../common/pointer';
 import { ResourceDefinition } from './resource-definition';
 
 /** The one 404 of a resource: a record of another company is answered exactly like a missing one. */

@@ -1,6 +1,6 @@
 import { RequestContext } from '../tenancy/request-context';
 import { FrequentGrams } from './frequent-grams';
-import { JsonText } from '../http/json-text';
+import { JsonText } from '../common/json-text';
 import { SortKey, encodeCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, parseListQuery } from './list-query';
 import { ResourceDefinition } from './resource-definition';

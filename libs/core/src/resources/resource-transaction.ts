@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { DataSource, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { lostRace } from '../database/lost-race';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { RequestContext } from '../tenancy/request-context';
 import { WriteListener } from './resource-change';
 import { explainDbError } from './resource-errors';

@@ -1,4 +1,4 @@
-import { ATTRIBUTES_POINTER } from '../http/pointer';
+import { ATTRIBUTES_POINTER } from '../common/pointer';
 import { WriteInput } from './body-reader';
 import { NestedWrites } from './nested-writes';
 import { Changes, diff, pick, updatedChange } from './record-changes';

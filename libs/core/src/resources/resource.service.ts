@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { untouchedKeyedRequest } from '../database/pinned-connection';
 import { poolOf } from '../database/typeorm-pg';
-import { JsonText, underKey } from '../http/json-text';
+import { JsonText, underKey } from '../common/json-text';
 import { WriteInput, readWriteBody } from './body-reader';
 import { needsNormalising } from './record-sql';
 import { WriteListener } from './resource-change';

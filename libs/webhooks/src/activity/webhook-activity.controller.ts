@@ -4,15 +4,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   APP_CONFIG,
-  AccountsService,
   ApiError,
   ApiErrors,
   AppConfig,
-  PortalSessionsService,
   RequestContext,
   RequestScope,
   orNull,
 } from '@wharf/core';
+import { AccountsService, PortalSessionsService } from '@wharf/accounts';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';

@@ -1,4 +1,5 @@
-import { PORTAL_COOKIE, portalCookie, portalSetCookie } from './portal-sessions.service';
+import { portalSetCookie } from './portal-sessions.service';
+import { PORTAL_COOKIE, portalCookie } from '@wharf/core';
 
 describe('the portal cookie', () => {
   it('is found by name among the cookies of a Cookie header, and only by its name', () => {

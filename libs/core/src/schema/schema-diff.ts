@@ -1,6 +1,6 @@
 import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { ExtensionError } from '../extensions/extension-checks';
+import { ExtensionError } from '../extensions/extension-error';
 import { ExtensionManifest } from '../extensions/extension.decorator';
 import { SDK_PACKAGE } from '../extensions/shared-modules';
 import { DEFAULT_VARCHAR_LENGTH } from '../resources/entity-dto';

@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import type { ScopedRequest } from '../auth/access.hook';
+import type { ScopedRequest } from './access.hook';
 import {
   KeyedWrite,
   PinnedConnection,
@@ -13,9 +13,9 @@ import {
 } from '../database/pinned-connection';
 import { prepared } from '../database/pool';
 import { poolOf } from '../database/typeorm-pg';
-import { ApiError } from '../http/api-error';
-import { toErrorResponse } from '../http/error-response';
-import { isResourceCreate } from '../resources/resource-routes';
+import { ApiError } from '../common/api-error';
+import { toErrorResponse } from '../common/error-response';
+import { isResourceCreate } from './resource-routes';
 import { RequestContext } from '../tenancy/request-context';
 import {
   IDEMPOTENCY_HEADER,
@@ -23,9 +23,9 @@ import {
   bodyHash,
   idempotencyKeyOf,
   storedHeaders,
-} from './idempotency-key';
-import { ANSWER_KEY, CLAIM_KEY, STORED_KEY } from './idempotency.sql';
-import { IdempotencyPurge } from './idempotency-purge';
+} from '../idempotency/idempotency-key';
+import { ANSWER_KEY, CLAIM_KEY, STORED_KEY } from '../idempotency/idempotency.sql';
+import { IdempotencyPurge } from '../idempotency/idempotency-purge';
 
 interface StoredAnswer {
   route: string;

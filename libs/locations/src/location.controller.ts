@@ -1,5 +1,5 @@
-import { Resource } from '../resources/resource.decorator';
 import { Location } from './location.entity';
+import { Resource } from '@wharf/core';
 
 @Resource(Location)
 export class LocationController {}

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ResourceRegistry } from './resource-registry';
+import { ResourceRegistry } from '../resources/resource-registry';
 import { ResourceServices } from './resource-services';
 
 @Global()

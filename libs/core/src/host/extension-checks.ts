@@ -1,17 +1,11 @@
+import { ExtensionError } from '../extensions/extension-error';
 import { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import pluralize from 'pluralize';
 import { getMetadataArgsStorage } from 'typeorm';
 import { resourceModel } from '../resources/resource-model.decorator';
-import { resourceEntity } from '../resources/resource.decorator';
-import { ExtensionManifest, extensionManifest } from './extension.decorator';
-
-/** A mistake in an extension found at start; its message is the one line printed, naming where it is. */
-export class ExtensionError extends Error {
-  constructor(extension: string, where: string, problem: string) {
-    super(`Extension "${extension}", ${where}: ${problem}`);
-  }
-}
+import { resourceEntity } from '../http/resource.decorator';
+import { ExtensionManifest, extensionManifest } from '../extensions/extension.decorator';
 
 /** Singular, lower-case, dash-separated: `warehouse-section`. */
 export const RESOURCE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;

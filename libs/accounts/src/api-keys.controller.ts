@@ -1,14 +1,18 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiError } from '../http/api-error';
-import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
-import { dtoSchema, orNull } from '../openapi/dto-schema';
-import { ApiUuidParam } from '../openapi/resource-docs.decorator';
-import { validateDto } from '../resources/body-reader';
-import { RequestContext } from '../tenancy/request-context';
-import { KeysOnly } from './access.decorator';
 import { AccountsService } from './accounts.service';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ApiError,
+  ATTRIBUTES_POINTER,
+  BODY_POINTER,
+  dtoSchema,
+  orNull,
+  ApiUuidParam,
+  validateDto,
+  RequestContext,
+  KeysOnly,
+} from '@wharf/core';
 
 class ApiKeyDto {
   @IsOptional()

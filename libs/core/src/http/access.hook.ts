@@ -4,12 +4,11 @@ import { ModulesContainer, Reflector } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../common/api-error';
 import { RequestContext, RequestScope } from '../tenancy/request-context';
-import { AccountsService } from './accounts.service';
-import { KEYS_ONLY, READ_BY_POST } from './access.decorator';
-import { PortalSessionsService, portalCookie } from './portal-sessions.service';
-import { IS_PUBLIC } from './public.decorator';
+import { KEYS_ONLY, READ_BY_POST } from '../access/access.decorator';
+import { AUTHENTICATOR, Authenticator, portalCookie } from '../access/authenticator';
+import { IS_PUBLIC } from '../access/public.decorator';
 import { RateLimiter } from './rate-limiter';
 
 export type ScopedRequest = FastifyRequest & { wharfScope?: RequestScope };
@@ -87,8 +86,7 @@ export function configureAccess(app: NestFastifyApplication): void {
       [ROUTE_READS]: flag(READ_BY_POST),
     };
   });
-  const accounts = app.get(AccountsService);
-  const portals = app.get(PortalSessionsService);
+  const authenticator = app.get<Authenticator>(AUTHENTICATOR);
   const limiter = app.get(RateLimiter);
   app
     .getHttpAdapter()
@@ -100,39 +98,28 @@ export function configureAccess(app: NestFastifyApplication): void {
       const header = request.headers.authorization;
       const cookie = header ? undefined : portalCookie(request.headers.cookie);
       if (cookie !== undefined) {
-        const session = await portals.authenticate(cookie);
-        if (!session)
+        const scope = await authenticator.byPortalCookie(cookie);
+        if (!scope?.portal)
           throw unauthorized('The portal session has expired or was revoked: open a new portal link.');
         if (access === 'keys') throw forbidden('A portal session cannot do this: use an API key.');
         if (!SAFE_METHODS.has(request.method)) {
           if (request.headers[PORTAL_WRITE_HEADER] !== '1')
             throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
-          if (session.readOnly && config[ROUTE_READS] !== true)
+          if (scope.portal.readOnly && config[ROUTE_READS] !== true)
             throw forbidden('This portal session is read-only.');
         }
-        request.wharfScope = {
-          companyUuid: session.companyUuid,
-          portal: {
-            sessionUuid: session.sessionUuid,
-            readOnly: session.readOnly,
-            expiresAt: session.expiresAt,
-          },
-        };
-        RequestContext.enter(request.wharfScope);
-        await limiter.count(session.sessionUuid, reply);
+        request.wharfScope = scope;
+        RequestContext.enter(scope);
+        await limiter.count(scope.portal.sessionUuid, reply);
         return;
       }
       if (!header) throw unauthorized('Send an API key: Authorization: Bearer <key>.');
       const key = BEARER.exec(header)?.[1];
       if (!key) throw unauthorized('The Authorization header must be "Bearer <key>".');
-      const caller = await accounts.authenticate(key);
-      if (!caller) throw unauthorized('The API key is malformed, unknown or revoked.');
-      request.wharfScope = {
-        companyUuid: caller.companyUuid,
-        apiKeyUuid: caller.apiKeyUuid,
-        platform: caller.platform,
-      };
-      RequestContext.enter(request.wharfScope);
-      await limiter.count(caller.apiKeyUuid, reply);
+      const scope = await authenticator.byApiKey(key);
+      if (!scope?.apiKeyUuid) throw unauthorized('The API key is malformed, unknown or revoked.');
+      request.wharfScope = scope;
+      RequestContext.enter(scope);
+      await limiter.count(scope.apiKeyUuid, reply);
     });
 }

@@ -14,9 +14,9 @@ import {
 } from '@nestjs/common';
 import { ResourceControllerDocs, ResourceRouteDocs } from '../openapi/resource-docs.decorator';
 import { ResourceRouteMethod } from '../openapi/openapi-names';
-import { pluralAlias, pluralPath } from './naming';
-import { resourceModel } from './resource-model.decorator';
-import { ResourceServices } from './resource-services';
+import { pluralAlias, pluralPath } from '../resources/naming';
+import { resourceModel } from '../resources/resource-model.decorator';
+import { ResourceServices } from '../extensions/resource-services';
 
 const RESOURCE_ENTITY = Symbol('wharf:resource');
 /** On a generated route method: which resource and route it serves (see serveResourceRoutes). */

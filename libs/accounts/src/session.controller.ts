@@ -1,8 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { orNull } from '../openapi/dto-schema';
-import { RequestContext } from '../tenancy/request-context';
 import { PORTAL_FEATURES, PortalSessionsService } from './portal-sessions.service';
+import { orNull, RequestContext } from '@wharf/core';
 
 const SESSION = {
   type: 'object',

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { createResourceTable } from '../resources/create-resource-table';
+import { createResourceTable } from '@wharf/core';
 
 export class CreateLocations1700000000001 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {

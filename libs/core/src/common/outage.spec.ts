@@ -1,6 +1,6 @@
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { toErrorResponse } from '../http/error-response';
+import { toErrorResponse } from './error-response';
 import { unavailableDependency } from './outage';
 
 function pgError(code: string, message = 'boom'): DatabaseError {

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { Dependency, unavailableDependency } from '../health/outage';
+import { Dependency, unavailableDependency } from './outage';
 import { ApiError, ErrorObject, errorObject } from './api-error';
 
 export interface ErrorResponse {

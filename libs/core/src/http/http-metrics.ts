@@ -1,8 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Counter, Histogram } from 'prom-client';
 import type { AppConfig } from '../config/config';
-import { errorObject } from '../http/api-error';
-import { Metrics, metricsAuthorized } from './metrics';
+import { errorObject } from '../common/api-error';
+import { Metrics, metricsAuthorized } from '../metrics/metrics';
 
 /**
  * Counts and times every HTTP request by method, route template (never the raw URL, so label values stay

@@ -4,8 +4,8 @@ import { Cluster, Redis } from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { OutageMonitor } from '../health/outage-monitor';
-import { ApiError } from '../http/api-error';
-import { unavailableError } from '../http/error-response';
+import { ApiError } from '../common/api-error';
+import { unavailableError } from '../common/error-response';
 import { createFailFastRedis } from '../redis/redis';
 
 const WINDOW_MS = 60_000;

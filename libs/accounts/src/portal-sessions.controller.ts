@@ -14,13 +14,6 @@ import {
   Min,
 } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/api-error';
-import { ATTRIBUTES_POINTER, BODY_POINTER } from '../http/pointer';
-import { dtoSchema, orNull } from '../openapi/dto-schema';
-import { ApiErrors, ApiUuidParam } from '../openapi/resource-docs.decorator';
-import { validateDto } from '../resources/body-reader';
-import { RequestContext } from '../tenancy/request-context';
-import { KeysOnly } from './access.decorator';
 import { AccountsService } from './accounts.service';
 import {
   DEFAULT_PORTAL_SECONDS,
@@ -30,7 +23,19 @@ import {
   PortalSessionsService,
   portalSetCookie,
 } from './portal-sessions.service';
-import { Public } from './public.decorator';
+import {
+  ApiError,
+  ATTRIBUTES_POINTER,
+  BODY_POINTER,
+  dtoSchema,
+  orNull,
+  ApiErrors,
+  ApiUuidParam,
+  validateDto,
+  RequestContext,
+  KeysOnly,
+  Public,
+} from '@wharf/core';
 
 class PortalSessionDto {
   @IsOptional()

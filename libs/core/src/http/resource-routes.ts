@@ -1,9 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { addRouteConfig } from '../auth/access.hook';
+import { addRouteConfig } from './access.hook';
 import { RESOURCE_ROUTE, ResourceRoute } from './resource.decorator';
-import { ResourceServices } from './resource-services';
-import type { ResourceService } from './resource.service';
+import { ResourceServices } from '../extensions/resource-services';
+import type { ResourceService } from '../resources/resource.service';
 
 const CONFIG_KEY = 'wharfResource';
 

@@ -1,11 +1,11 @@
 import { hash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { PORTAL_COOKIE } from '@wharf/core';
 
 /** The console sections a portal session may show besides the endpoints (all of them by default). */
 export const PORTAL_FEATURES = ['activity', 'catalog'] as const;
 export const PORTAL_TOKEN_PREFIX = 'wharf_portal_';
 /** The cookie the link's token is exchanged for (HttpOnly: the console's scripts never see it). */
-export const PORTAL_COOKIE = 'wharf_portal';
 export const DEFAULT_PORTAL_SECONDS = 3600;
 export const MAX_PORTAL_SECONDS = 24 * 3600;
 
@@ -157,16 +157,6 @@ export class PortalSessionsService {
     const [row] = await this.dataSource.query('SELECT name FROM companies WHERE uuid = $1', [uuid]);
     return row?.name;
   }
-}
-
-/** The portal cookie's value in a Cookie header, if any. */
-export function portalCookie(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === PORTAL_COOKIE) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /**

@@ -4,13 +4,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
-import { extensionManifest, isExtension } from '../extensions/extension.decorator';
-import { WRITE_LISTENER, WriteListener } from './resource-change';
-import { ResourceDefinition } from './resource-definition';
-import { ResourceHooks } from './resource-hooks';
-import { ResourceRegistry } from './resource-registry';
-import { Referrer, ResourceService } from './resource.service';
-import { DeclaredEvents } from './write-transaction';
+import { extensionManifest, isExtension } from './extension.decorator';
+import { WRITE_LISTENER, WriteListener } from '../resources/resource-change';
+import { ResourceDefinition } from '../resources/resource-definition';
+import { ResourceHooks } from '../resources/resource-hooks';
+import { ResourceRegistry } from '../resources/resource-registry';
+import { Referrer, ResourceService } from '../resources/resource.service';
+import { DeclaredEvents } from '../resources/write-transaction';
 
 /** Hands out the (one, cached) ResourceService of each resource, keyed by its entity class. */
 @Injectable()

@@ -1,7 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { BaseResource } from '../resources/base-resource.entity';
-import { ResourceModel } from '../resources/resource-model.decorator';
 import { LocationDto } from './location.dto';
+import { BaseResource, ResourceModel } from '@wharf/core';
 
 @Entity('locations')
 @ResourceModel('location', { dto: LocationDto, searchable: ['name', 'city'] })

@@ -1,0 +1,47 @@
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AccountsService } from './accounts.service';
+import { ApiKey } from './api-key.entity';
+import { ApiKeysController } from './api-keys.controller';
+import { Company } from './company.entity';
+import { CreateCompaniesAndApiKeys1700000000000 } from './migrations/1700000000000-create-companies-and-api-keys';
+import { CreatePortalSessions1700000000006 } from './migrations/1700000000006-create-portal-sessions';
+import { PortalSession } from './portal-session.entity';
+import { PortalSessionsController } from './portal-sessions.controller';
+import { PortalSessionsService } from './portal-sessions.service';
+import { KeyAuthenticator } from './key-authenticator';
+import { SessionController } from './session.controller';
+import { AUTHENTICATOR, Extension } from '@wharf/core';
+
+/**
+ * Companies, their API keys and portal sessions, with the routes that manage them (`/int/v1/api-keys`,
+ * `/int/v1/portal-sessions`, `/int/v1/session`). It provides the kernel's AUTHENTICATOR, which every
+ * authenticated route's request goes through.
+ */
+@Extension({
+  name: 'accounts',
+  namespace: 'int/v1',
+  entities: [Company, ApiKey, PortalSession],
+  migrations: [CreateCompaniesAndApiKeys1700000000000, CreatePortalSessions1700000000006],
+  controllers: [ApiKeysController, PortalSessionsController, SessionController],
+  providers: [
+    {
+      provide: AccountsService,
+      useFactory: (dataSource: DataSource) => new AccountsService(dataSource),
+      inject: [getDataSourceToken()],
+    },
+    {
+      provide: PortalSessionsService,
+      useFactory: (dataSource: DataSource) => new PortalSessionsService(dataSource),
+      inject: [getDataSourceToken()],
+    },
+    {
+      provide: AUTHENTICATOR,
+      useFactory: (accounts: AccountsService, portals: PortalSessionsService) =>
+        new KeyAuthenticator(accounts, portals),
+      inject: [AccountsService, PortalSessionsService],
+    },
+  ],
+  exports: [AccountsService, PortalSessionsService, AUTHENTICATOR],
+})
+export class AccountsExtension {}

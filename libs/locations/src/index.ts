@@ -1,0 +1,2 @@
+export * from './locations.extension';
+export * from './location.entity';
