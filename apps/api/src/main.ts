@@ -6,8 +6,8 @@ import { loadConfig, preflight, runMain } from '@wharf/core';
 import { createApi } from './api';
 
 // V8 lets the old generation grow to about three times what survives a full GC before collecting again,
-// so under load the api's peak RSS was several times its live heap; growing by 30% keeps the peak near it
-// at no visible CPU cost. Read at every GC, so it takes effect when set here; the semi-space size is fixed
+// so under load the api's peak RSS was several times its live heap; a smaller growth step (below) keeps the
+// peak near it at no visible CPU cost. Read at every GC, so it takes effect when set here; the semi-space size is fixed
 // at startup (API_NODE_FLAGS).
 setFlagsFromString('--heap-growing-percent=30');
 
