@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import codeRules from './eslint.code-rules.mjs';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
@@ -35,4 +36,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...codeRules,
 );
