@@ -30,8 +30,7 @@ export class HealthService implements OnApplicationShutdown {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.redis = createFailFastRedis(config);
-    this.redis.on('error', () => undefined);
+    this.redis = createFailFastRedis(config, 'health');
   }
 
   async check(): Promise<HealthReport> {
