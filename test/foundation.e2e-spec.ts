@@ -5,6 +5,9 @@ import { Body, Controller, Post } from '@nestjs/common';
 import { Extension, Public, dropDatabase } from '@wharf/core';
 import { freePort } from './support/ports';
 import { startOwnRedis } from './support/redis';
+import { createCompany } from './support/accounts';
+import { OwnPostgres } from './support/own-postgres';
+import { warehouse } from './support/webhooks';
 import { eventually, http } from './support/http';
 import { CLI, ROOT, assertBuilt, descendants, runCommand, runNode, running } from './support/processes';
 import {
@@ -103,25 +106,71 @@ describe('foundation: HTTP conventions', () => {
   });
 });
 
-describe('foundation: health reports a Redis outage', () => {
-  it('answers 503 naming redis when its Redis stops, 200 before', async () => {
+describe('foundation: health while a service is down', () => {
+  it('Redis down is degraded, still 200 (the api writes without it); 503 only if RATE_LIMIT_FAIL=closed needs it', async () => {
     const { url: redisUrl, server: redis } = await startOwnRedis();
+    const apis: TestApi[] = [];
+    try {
+      for (const mode of ['open', 'closed'])
+        apis.push(await startApi({ env: { REDIS_URL: redisUrl, RATE_LIMIT_FAIL: mode } }));
+      const [open, closed] = apis;
+      const company = await createCompany(open, 'Degraded');
+      for (const api of apis)
+        await eventually(async () => (await http(api.url, 'GET', '/health')).status === 200);
+      redis.kill('SIGKILL');
+      const down = await eventually(async () => {
+        const res = await http(open.url, 'GET', '/health');
+        return res.body.checks.redis === 'down' ? res : undefined;
+      });
+      expect({ status: down.status, body: down.body }).toEqual({
+        status: 200,
+        body: { status: 'degraded', checks: { database: 'up', redis: 'down' } },
+      });
+      const write = await http(open.url, 'POST', '/inventory/int/v1/warehouses', {
+        key: company.key,
+        body: warehouse('Written while Redis is down'),
+      });
+      expect(write.status).toBe(201);
+      const refused = await http(closed.url, 'GET', '/health');
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 503,
+        body: { status: 'error', checks: { database: 'up', redis: 'down' } },
+      });
+      for (const api of apis) expect((await http(api.url, 'GET', '/health/live')).status).toBe(200);
+    } finally {
+      redis.kill('SIGKILL');
+      // Its Redis is gone, so only the databases need dropping.
+      for (const api of apis) {
+        await api.close({ keepData: true });
+        await dropDatabase(api.config.databaseUrl);
+      }
+    }
+  });
+
+  it('PostgreSQL down is 503 (the api cannot serve), live stays 200, and 200 again once it is back', async () => {
+    const pg = await OwnPostgres.create();
     let api: TestApi | undefined;
     try {
-      api = await startApi({ env: { REDIS_URL: redisUrl } });
+      api = await startApi({ config: testConfig({ DATABASE_URL: pg.url('wharf_health') }) });
       const url = api.url;
-      await eventually(async () => (await http(url, 'GET', '/health')).status === 200);
-      redis.kill('SIGKILL');
+      await pg.stop('fast');
       const down = await eventually(async () => {
         const res = await http(url, 'GET', '/health');
         return res.status === 503 ? res : undefined;
       });
-      expect(down.body).toEqual({ status: 'error', checks: { database: 'up', redis: 'down' } });
+      expect(down.body).toEqual({ status: 'error', checks: { database: 'down', redis: 'up' } });
+      const live = await http(url, 'GET', '/health/live');
+      expect({ status: live.status, body: live.body }).toEqual({ status: 200, body: { status: 'ok' } });
+      await pg.start();
+      const back = await eventually(async () => {
+        const res = await http(url, 'GET', '/health');
+        return res.status === 200 ? res : undefined;
+      });
+      expect(back.body).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
     } finally {
-      redis.kill('SIGKILL');
-      // Its Redis is gone, so only the database needs dropping.
       await api?.close({ keepData: true });
-      if (api) await dropDatabase(api.config.databaseUrl);
+      if (api) await deleteQueueKeys(api.config);
+      await pg.destroy();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { dropDatabase, ensureDatabase } from '@wharf/core';
+import { OutageMonitor, dropDatabase, ensureDatabase } from '@wharf/core';
 import { OUTBOX_SIGNAL_APPLICATION, OutboxSignal } from '@wharf/webhooks';
 import { Client, Notification } from 'pg';
 import { createCompany, TestCompany } from './support/accounts';
@@ -93,7 +93,10 @@ describe('outbox signal: the relay is woken after the write, not inside it', () 
       const signals: Notification[] = [];
       own.on('notification', (message) => signals.push(message));
       await own.query('LISTEN wharf_webhook_events');
-      const signal = new OutboxSignal({ ...api.config, databaseUrl: url.toString() });
+      const signal = new OutboxSignal(
+        { ...api.config, databaseUrl: url.toString() },
+        api.app.get(OutageMonitor),
+      );
       signal.poke();
       // Its connection is still being opened: shutdown used to close it under the NOTIFY.
       await signal.onApplicationShutdown();

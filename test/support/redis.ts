@@ -15,9 +15,12 @@ export async function redisAnswers(url: string): Promise<boolean> {
   }
 }
 
-/** A throwaway Redis on a free port (for tests that stop it), answering PING when this resolves. */
-export async function startOwnRedis(): Promise<{ url: string; server: ChildProcess }> {
-  const port = await freePort();
+/**
+ * A throwaway Redis on a free port (for tests that stop it), answering PING when this resolves; started
+ * again on its old `port` it comes back empty (it keeps nothing on disk).
+ */
+export async function startOwnRedis(port?: number): Promise<{ url: string; server: ChildProcess }> {
+  port ??= await freePort();
   const server = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],

@@ -83,6 +83,11 @@ export const SWEEP_MIN_INTERVAL_MS = 500;
 export const SWEEP_MAX_INTERVAL_MS = 30_000;
 /** Deliveries one sweep checks for a lost job. */
 export const SWEEP_BATCH = 1000;
+/**
+ * Jobs Redis lost are summed up in one line once nothing more was lost or queued again for this long: a
+ * lost job still in flight is reported again at each lock renewal (every JOB_LOCK_MS / 2).
+ */
+export const LOST_JOBS_QUIET_MS = JOB_LOCK_MS;
 /** Per-endpoint metric series are exported for this many endpoints only (the busiest), so labels stay bounded. */
 export const METRICS_TOP_ENDPOINTS = 10;
 /** How long shutdown waits for the queue's Redis connection to finish connecting (Redis may be down). */

@@ -16,6 +16,7 @@ import { ThinEnvelopes } from './stages/dispatch/thin-envelope';
 import { OutboxRelay } from './stages/fan-out/outbox.relay';
 import { AttemptWriter } from './stages/record/attempt-writer';
 import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
+import { LostJobs } from './stages/recovery/lost-jobs';
 import { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
 import { ErasureRunner } from './stages/lifecycle/erasure.runner';
 import { DESTINATION } from './transport/destination';
@@ -70,6 +71,7 @@ export const WORKER_DATABASE_SETTINGS = {
     { provide: DESTINATION, useExisting: HttpDestination },
     AttemptWriter,
     DeliverySweeper,
+    LostJobs,
     PartitionMaintainer,
     ErasureRunner,
     DeliveryMetrics,

@@ -8,10 +8,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether PostgreSQL and Redis are reachable
-         * @description Public (no API key): for load balancers and orchestrators. Each check is given 1.5 s.
+         * Whether the api can serve (readiness), and whether PostgreSQL and Redis are reachable
+         * @description Public (no API key): for load balancers, readiness probes and healthchecks. Each check is given 1.5 s. Redis down is `degraded`, still 200: the api serves without it (unless `RATE_LIMIT_FAIL=closed`).
          */
         get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the process answers (liveness)
+         * @description Public (no API key): for liveness probes. Checks no dependency, so an outage of PostgreSQL or Redis never gets a working process restarted.
+         */
+        get: operations["liveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2684,7 +2704,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Both are reachable. */
+            /** @description The api serves: `ok`, or `degraded` while Redis is down. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
@@ -2694,7 +2714,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ok" | "error";
+                        status: "ok" | "degraded" | "error";
                         checks: {
                             /** @enum {string} */
                             database: "up" | "down";
@@ -2707,7 +2727,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
-            /** @description A dependency is down; `checks` says which. */
+            /** @description The api cannot serve: PostgreSQL is down (or Redis, with `RATE_LIMIT_FAIL=closed`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2735,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ok" | "error";
+                        status: "ok" | "degraded" | "error";
                         checks: {
                             /** @enum {string} */
                             database: "up" | "down";
@@ -2725,6 +2745,35 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    liveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLocations: {

@@ -8,7 +8,7 @@ const CHECK = { type: 'string', enum: ['up', 'down'] };
 const HEALTH_SCHEMA = {
   type: 'object',
   properties: {
-    status: { type: 'string', enum: ['ok', 'error'] },
+    status: { type: 'string', enum: ['ok', 'degraded', 'error'] },
     checks: {
       type: 'object',
       properties: { database: CHECK, redis: CHECK },
@@ -16,6 +16,11 @@ const HEALTH_SCHEMA = {
     },
   },
   required: ['status', 'checks'],
+};
+const LIVE_SCHEMA = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['ok'] } },
+  required: ['status'],
 };
 
 @Public()
@@ -27,16 +32,34 @@ export class HealthController {
   @Get()
   @ApiOperation({
     operationId: 'health',
-    summary: 'Whether PostgreSQL and Redis are reachable',
-    description: 'Public (no API key): for load balancers and orchestrators. Each check is given 1.5 s.',
+    summary: 'Whether the api can serve (readiness), and whether PostgreSQL and Redis are reachable',
+    description:
+      'Public (no API key): for load balancers, readiness probes and healthchecks. Each check is given ' +
+      '1.5 s. Redis down is `degraded`, still 200: the api serves without it (unless `RATE_LIMIT_FAIL=closed`).',
   })
-  @ApiOkResponse({ description: 'Both are reachable.', schema: HEALTH_SCHEMA })
+  @ApiOkResponse({
+    description: 'The api serves: `ok`, or `degraded` while Redis is down.',
+    schema: HEALTH_SCHEMA,
+  })
   @ApiServiceUnavailableResponse({
-    description: 'A dependency is down; `checks` says which.',
+    description: 'The api cannot serve: PostgreSQL is down (or Redis, with `RATE_LIMIT_FAIL=closed`).',
     schema: HEALTH_SCHEMA,
   })
   async check(@Res() reply: FastifyReply): Promise<void> {
     const report = await this.health.check();
-    await reply.status(report.status === 'ok' ? 200 : 503).send(report);
+    await reply.status(report.status === 'error' ? 503 : 200).send(report);
+  }
+
+  @Get('live')
+  @ApiOperation({
+    operationId: 'liveness',
+    summary: 'Whether the process answers (liveness)',
+    description:
+      'Public (no API key): for liveness probes. Checks no dependency, so an outage of PostgreSQL or Redis ' +
+      'never gets a working process restarted.',
+  })
+  @ApiOkResponse({ description: 'The process answers.', schema: LIVE_SCHEMA })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
   }
 }

@@ -8,8 +8,12 @@ import { createFailFastRedis } from '../redis/redis';
 import { Dependency } from '../common/outage';
 
 export type CheckState = 'up' | 'down';
+/**
+ * ok: everything is up; degraded: Redis is down, which the api serves without (its outbox is in
+ * PostgreSQL; rate limiting then fails open); error: a service the api cannot serve without is down.
+ */
 export interface HealthReport {
-  status: 'ok' | 'error';
+  status: 'ok' | 'degraded' | 'error';
   checks: { database: CheckState; redis: CheckState };
 }
 
@@ -25,18 +29,22 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 @Injectable()
 export class HealthService implements OnApplicationShutdown {
   private readonly redis: Redis | Cluster;
+  /** RATE_LIMIT_FAIL=closed answers 503 to every request while Redis is down: the api needs it then. */
+  private readonly needsRedis: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.redis = createFailFastRedis(config);
-    this.redis.on('error', () => undefined);
+    this.redis = createFailFastRedis(config, 'health');
+    this.needsRedis = config.rateLimitFail === 'closed';
   }
 
   async check(): Promise<HealthReport> {
     const [database, redis] = await Promise.all([this.probe('database'), this.probe('redis')]);
-    return { status: database === 'up' && redis === 'up' ? 'ok' : 'error', checks: { database, redis } };
+    const serves = database === 'up' && (redis === 'up' || !this.needsRedis);
+    const status = !serves ? 'error' : redis === 'up' ? 'ok' : 'degraded';
+    return { status, checks: { database, redis } };
   }
 
   async probe(dependency: Dependency): Promise<CheckState> {

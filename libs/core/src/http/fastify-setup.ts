@@ -152,8 +152,8 @@ export function configureHttp(app: NestFastifyApplication): void {
     }
     RequestContext.open(done, request);
   });
-  fastify.addHook('onResponse', (request, _reply, done) => {
-    RequestContext.responded(request);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    RequestContext.responded(request, reply.statusCode);
     done();
   });
 }

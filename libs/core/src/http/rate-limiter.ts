@@ -36,8 +36,7 @@ export class RateLimiter implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outages: OutageMonitor,
   ) {
-    this.redis = createFailFastRedis(config);
-    this.redis.on('error', () => undefined);
+    this.redis = createFailFastRedis(config, 'rate-limiter');
     this.timer = setInterval(() => void this.sync(), SYNC_EVERY_MS);
     this.timer.unref();
   }

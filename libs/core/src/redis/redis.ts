@@ -1,5 +1,6 @@
 import { Cluster, ClusterNode, Redis, RedisOptions } from 'ioredis';
 import type { AppConfig } from '../config/config';
+import { logConnection } from './connection-log';
 
 /** Where Redis is: REDIS_URL, or a Redis Cluster seeded by REDIS_CLUSTER_NODES (REDIS_URL then gives credentials/TLS). */
 export type RedisTarget = Pick<AppConfig, 'redisUrl' | 'redisClusterNodes'>;
@@ -18,14 +19,20 @@ export function bullConnection(redisUrl: string): RedisOptions {
   };
 }
 
-function cluster(target: RedisTarget, options: RedisOptions, offlineQueue: boolean): Cluster {
+function cluster(target: RedisTarget, options: RedisOptions, name: string): Cluster {
   // A cluster has no databases: the node options keep only credentials, TLS and timeouts.
   const { host: _host, port: _port, db: _db, ...nodeOptions } = options;
-  return new Cluster(target.redisClusterNodes as ClusterNode[], {
+  const client = new Cluster(target.redisClusterNodes as ClusterNode[], {
     redisOptions: nodeOptions,
-    enableOfflineQueue: offlineQueue,
+    enableOfflineQueue: true,
     clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
   });
+  return logConnection(client, name);
+}
+
+/** One node's client, named in its connection's log lines (every client of ours is made here or by cluster()). */
+export function createNodeRedis(options: RedisOptions, name: string): Redis {
+  return logConnection(new Redis(options), name);
 }
 
 /**
@@ -40,14 +47,18 @@ export function queueConnection(target: RedisTarget, role: 'producer' | 'consume
     // close() needs it to quit cleanly while Redis is away).
     ...(role === 'producer' ? { maxRetriesPerRequest: 1 } : {}),
   };
-  return target.redisClusterNodes ? cluster(target, options, true) : options;
+  return target.redisClusterNodes ? cluster(target, options, 'queue') : options;
 }
 
 /**
  * A client that fails fast while Redis is away (health checks, rate limiting): commands wait at most
  * `commandTimeout` ms (e.g. while the first connection is still being made) instead of queueing forever.
  */
-export function createFailFastRedis(target: RedisTarget, connectTimeout = 2000): Redis | Cluster {
+export function createFailFastRedis(
+  target: RedisTarget,
+  name: string,
+  connectTimeout = 2000,
+): Redis | Cluster {
   const options: RedisOptions = {
     ...bullConnection(target.redisUrl),
     maxRetriesPerRequest: 0,
@@ -56,13 +67,13 @@ export function createFailFastRedis(target: RedisTarget, connectTimeout = 2000):
     connectTimeout,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   };
-  return target.redisClusterNodes ? cluster(target, options, true) : new Redis(options);
+  return target.redisClusterNodes ? cluster(target, options, name) : createNodeRedis(options, name);
 }
 
 /** A plain client (tests, tools): the cluster when REDIS_CLUSTER_NODES is set. */
-export function createRedis(target: RedisTarget): Redis | Cluster {
+export function createRedis(target: RedisTarget, name = 'tool'): Redis | Cluster {
   const options = { ...bullConnection(target.redisUrl), maxRetriesPerRequest: 3 };
-  return target.redisClusterNodes ? cluster(target, options, true) : new Redis(options);
+  return target.redisClusterNodes ? cluster(target, options, name) : createNodeRedis(options, name);
 }
 
 /** Deletes every key under `prefix:` (a test run's or benchmark's own queues), without blocking Redis. */

@@ -15,7 +15,7 @@ interface ScopeHolder {
   scope?: RequestScope;
   /** The connection every statement of the request runs on, when one is pinned (see pinned-connection.ts). */
   connection?: object;
-  /** Work for once the response is sent: by then whatever the request wrote has committed. */
+  /** Work for once a successful response is sent: by then whatever the request wrote has committed. */
   afterResponse?: (() => void)[];
 }
 
@@ -40,9 +40,9 @@ export const RequestContext = {
     storage.run(holder, next);
   },
   /**
-   * Runs `work` once the response of the authenticated request being handled has been sent (so after its
-   * writes committed, in a transaction of its own or not); false when there is no such request (a CLI, the
-   * worker): the caller then does the work itself.
+   * Runs `work` once the response of the authenticated request being handled has been sent, if it succeeded
+   * (so after its writes committed, in a transaction of its own or not; a failed request's writes rolled
+   * back); false when there is no such request (a CLI, the worker): the caller then does the work itself.
    */
   afterResponse(work: () => void): boolean {
     const holder = storage.getStore();
@@ -50,10 +50,10 @@ export const RequestContext = {
     (holder.afterResponse ??= []).push(work);
     return true;
   },
-  /** The request's after-response work (its onResponse hook calls it). */
-  responded(request: object): void {
+  /** The request's after-response work (its onResponse hook calls it with the status sent). */
+  responded(request: object, status: number): void {
     const work = (request as Record<symbol, ScopeHolder | undefined>)[HOLDER]?.afterResponse;
-    if (work) for (const run of work) run();
+    if (work && status < 400) for (const run of work) run();
   },
   /** Sets the scope of the request being handled (the auth guard, after authenticating its caller). */
   enter(scope: RequestScope): void {

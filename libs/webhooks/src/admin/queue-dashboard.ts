@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, errorObject, queueConnection } from '@wharf/core';
+import { AppConfig, OutageMonitor, errorObject, queueConnection } from '@wharf/core';
 import { Cluster } from 'ioredis';
 import { DELIVERY_QUEUE } from '../jobs/delivery-job';
+import { reportQueueErrors } from '../jobs/queue-errors';
 import { untilQueueSettles } from '../jobs/queue-ready';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
@@ -36,14 +37,18 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   const token = config.adminToken;
   if (!token) return;
   // Loaded only when mounted: an api without the dashboard never pays bull-board's heap.
-  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }, { Queue }] = await Promise.all([
-    import('@bull-board/api'),
-    import('@bull-board/api/bullMQAdapter'),
-    import('@bull-board/fastify'),
-    import('bullmq'),
-  ]);
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }, { Queue }, { logBullConnections }] =
+    await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/fastify'),
+      import('bullmq'),
+      import('@wharf/core/redis/bull-clients'),
+    ]);
+  logBullConnections();
   const connection = queueConnection(config, 'producer');
   const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
+  reportQueueErrors(queue, 'queue dashboard', app.get(OutageMonitor));
   const fastify = app.getHttpAdapter().getInstance();
   // Before anything that may throw, so the queue is closed with the app whatever happens next.
   fastify.addHook('onClose', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { Client } from 'pg';
 
 export const OUTBOX_CHANNEL = 'wharf_webhook_events';
@@ -12,8 +12,8 @@ const LAST_SIGNAL_MS = 2000;
  * Wakes the relay after the api's writes have committed, on a connection of its own, one NOTIFY at a time:
  * writes that finish while one is on its way share the next. A NOTIFY inside a write's own transaction
  * takes PostgreSQL's cluster-wide notify lock at commit and holds it through the commit's WAL flush, so
- * every notifying write committed one after the other. A lost signal (a crash just after the commit) is
- * covered by the relay's polling.
+ * every notifying write committed one after the other. A lost signal (a crash just after the commit, or
+ * PostgreSQL gone since) is covered by the relay's polling; an outage is the monitor's to log, once.
  */
 @Injectable()
 export class OutboxSignal implements OnApplicationShutdown {
@@ -24,7 +24,10 @@ export class OutboxSignal implements OnApplicationShutdown {
   private again = false;
   private stopped = false;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outages: OutageMonitor,
+  ) {}
 
   /** Signals the relay now, or once more right after the signal on its way. */
   readonly poke = (): void => {
@@ -48,7 +51,8 @@ export class OutboxSignal implements OnApplicationShutdown {
       await client.query(`NOTIFY ${OUTBOX_CHANNEL}`);
     } catch (error) {
       if (this.stopped) return;
-      this.logger.warn(`could not wake the relay (${(error as Error).message}); it polls meanwhile`);
+      if (!this.outages.report(error))
+        this.logger.warn(`could not wake the relay (${(error as Error).message}); it polls meanwhile`);
       const client = this.client;
       this.client = undefined;
       void client?.then((c) => c.end()).catch(() => undefined);

@@ -36,7 +36,7 @@ export class OAuth2Tokens implements OnApplicationShutdown {
 
   /** Fails fast while Redis is away (the attempt is then retried), on a cluster too. */
   private client(): Redis | Cluster {
-    this.redis ??= createFailFastRedis(this.config);
+    this.redis ??= createFailFastRedis(this.config, 'oauth2-tokens');
     return this.redis;
   }
 

@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Inject, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, OutageMonitor, unavailableDependency } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { Job } from 'bullmq';
 import {
   DELIVERY_QUEUE,
@@ -8,9 +8,11 @@ import {
   DeliveryBatchJobData,
   DeliveryJobData,
 } from '../../jobs/delivery-job';
+import { reportQueueErrors } from '../../jobs/queue-errors';
 import { DESTINATION, Destination } from '../../transport/destination';
 import { JOB_LOCK_MS, MAX_STALLED, STALLED_CHECK_MS } from '../../tuning';
 import { AttemptWriter } from '../record/attempt-writer';
+import { LostJobs } from '../recovery/lost-jobs';
 import { DeliveryDispatcher } from './delivery.dispatcher';
 import { EndpointSendLeases } from './endpoint-send-leases';
 import { InFlightJobs } from './in-flight-jobs';
@@ -41,6 +43,7 @@ export class DeliveryProcessor
     @Inject(DESTINATION) private readonly destination: Destination,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outages: OutageMonitor,
+    private readonly lostJobs: LostJobs,
   ) {
     super();
   }
@@ -48,11 +51,8 @@ export class DeliveryProcessor
   async onApplicationBootstrap(): Promise<void> {
     await this.destination.prepare();
     this.worker.concurrency = this.config.webhooks.concurrency;
-    // The BullMQ worker talks only to Redis: its connection errors are a Redis outage, logged once.
-    this.worker.on('error', (error) => {
-      if (unavailableDependency(error)) this.outages.failed('redis', error);
-      else this.logger.error(`queue worker: ${error.message}`);
-    });
+    // A job Redis lost is recovered from PostgreSQL, not an error: LostJobs sums those up.
+    reportQueueErrors(this.worker, 'queue worker', this.outages, this.lostJobs.noted);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

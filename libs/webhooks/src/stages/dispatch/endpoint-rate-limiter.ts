@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, bullConnection } from '@wharf/core';
-import { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig, bullConnection, createNodeRedis } from '@wharf/core';
+import type { Redis } from 'ioredis';
 import { RATE_SLOT_GRACE_MS, RATE_WINDOW_MS } from '../../tuning';
 
 /**
@@ -38,7 +38,7 @@ export class EndpointRateLimiter implements OnApplicationShutdown {
 
   /** Reserves a send slot for the endpoint, or confirms `held` when it is still good. */
   async reserve(endpoint: string, perSecond: number, held = 0): Promise<RateSlot> {
-    this.redis ??= new Redis(bullConnection(this.config.redisUrl));
+    this.redis ??= createNodeRedis(bullConnection(this.config.redisUrl), 'endpoint-rate-limiter');
     const key = `${this.config.queuePrefix}:webhook-rate:${endpoint}`;
     const interval = Math.ceil(RATE_WINDOW_MS / perSecond);
     const [slot, now] = (await this.redis.eval(RESERVE_SLOT, 1, key, interval, held, RATE_SLOT_GRACE_MS)) as [

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, bullConnection } from '@wharf/core';
-import { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig, bullConnection, createNodeRedis } from '@wharf/core';
 import { LeaseRedis, withLeaseCommands } from './send-lease.scripts';
 import { LEASE_MAX_POLL_MS, LEASE_MIN_POLL_MS, LEASE_RENEW_EVERY_MS, LEASE_TTL_MS } from '../../tuning';
 
@@ -40,7 +39,7 @@ export class EndpointSendLeases implements OnApplicationShutdown {
 
   private client(): LeaseRedis {
     if (!this.redis) {
-      this.redis = withLeaseCommands(new Redis(bullConnection(this.config.redisUrl)));
+      this.redis = withLeaseCommands(createNodeRedis(bullConnection(this.config.redisUrl), 'send-leases'));
       this.renewal = setInterval(() => void this.renew(), LEASE_RENEW_EVERY_MS);
       this.renewal.unref();
     }

@@ -7,6 +7,7 @@ import { DELIVERY_QUEUE, deliveryBatchJobId, deliveryJobId } from '../../jobs/de
 import { AdmittedDelivery, DeliveryStore } from '../../store/delivery.store';
 import { SWEEP_MAX_INTERVAL_MS, SWEEP_MIN_INTERVAL_MS } from '../../tuning';
 import { maxAttempts } from '../../retry-schedule';
+import { LostJobs } from './lost-jobs';
 import { PeriodicTask } from './periodic-task';
 
 /**
@@ -24,6 +25,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     private readonly store: DeliveryStore,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly lostJobs: LostJobs,
     outages: OutageMonitor,
   ) {
     this.periodic = new PeriodicTask(this.logger, () => this.sweep(), outages);
@@ -47,9 +49,10 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     const jobs = await this.existingJobs(alone.map(jobOf));
     const lost = alone.filter((d) => !jobs.has(jobOf(d))).map((d) => d.uuid);
     const rows = await this.store.jobRows(lost);
-    if (!rows.length) return 0;
-    await this.queue.addBulk(deliveryJobs(rows, maxAttempts(this.config.webhooks.retrySchedule)));
-    this.logger.log({ msg: `re-enqueued ${rows.length} deliveries that had no job`, count: rows.length });
+    if (rows.length)
+      await this.queue.addBulk(deliveryJobs(rows, maxAttempts(this.config.webhooks.retrySchedule)));
+    // Logged once per recovery, however many sweeps it takes.
+    this.lostJobs.swept(rows.map((row) => row.uuid));
     return rows.length;
   }
 
