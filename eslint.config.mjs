@@ -35,4 +35,12 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Short files and functions in the webhooks library and the CLI (migrations and specs aside); one
+    // table or statement may be exempt with an eslint-disable-next-line comment giving the reason.
+    files: ['libs/webhooks/src/**/*.ts', 'apps/cli/src/**/*.ts'],
+    // scaffold.command.ts is not held to it yet: its `files` template is over the limit.
+    ignores: ['**/migrations/**', '**/*.spec.ts', 'apps/cli/src/scaffold.command.ts'],
+    rules: { 'max-lines': ['error', 250], 'max-lines-per-function': ['error', 60] },
+  },
 );

@@ -54,6 +54,8 @@ const ACTIVITY = {
   required: ['interval', 'from', 'to', 'webhook_endpoint_uuid', 'buckets', 'totals', 'max_attempts'],
 };
 
+const INTERVALS = ['hour', 'minute'] as const;
+
 /** The activity route's parameters, checked: 400 for one it does not take or a bad value. */
 function activityParameters(query: Record<string, unknown>) {
   const unknown = Object.keys(query).find((name) => name !== 'interval' && name !== 'webhook_endpoint_uuid');
@@ -63,12 +65,12 @@ function activityParameters(query: Record<string, unknown>) {
       `${unknown} is not a parameter of this route (interval, webhook_endpoint_uuid).`,
     );
   const interval = query.interval ?? 'hour';
-  if (interval !== 'hour' && interval !== 'minute')
+  if (!INTERVALS.includes(interval as never))
     throw ApiError.badParameter('interval', 'interval must be hour or minute.');
   const endpoint = query.webhook_endpoint_uuid;
   if (endpoint !== undefined && (typeof endpoint !== 'string' || !UUID.test(endpoint)))
     throw ApiError.badParameter('webhook_endpoint_uuid', 'webhook_endpoint_uuid must be a uuid.');
-  return { interval: interval as 'hour' | 'minute', endpoint: (endpoint as string | undefined) ?? null };
+  return { interval: interval as (typeof INTERVALS)[number], endpoint: endpoint ?? null };
 }
 
 /** Delivery at a glance: attempts per hour or minute of the last day, and the log live over SSE. */

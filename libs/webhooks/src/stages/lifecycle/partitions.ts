@@ -30,9 +30,9 @@ export async function listPartitions(db: Db, table: PartitionedTable): Promise<P
   return (await partitionStore.bounds(db, table))
     .filter((row) => row.bound !== 'DEFAULT')
     .map((row) => {
-      const range = parseRange(table, row.bound as string);
+      const range = parseRange(table, row.bound);
       if (!range) throw new Error(`${table.name}: unexpected partition bound ${row.bound}`);
-      return { name: row.name as string, ...range };
+      return { name: row.name, ...range };
     })
     .sort((a, b) => a.from - b.from);
 }
