@@ -1,5 +1,5 @@
 import { AppConfig } from '@wharf/core';
-import { COMPANY_DELIVERIES } from '@wharf/webhooks';
+import { COMPANY_STORE_TABLES, companyStoreRows, deleteCompanyStoreRows } from '@wharf/webhooks';
 import { Client } from 'pg';
 import { UsageError } from './accounts.command';
 import { ParsedArgs } from './args';
@@ -17,17 +17,19 @@ async function companyTables(client: Client): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
-/** How many rows of each table belong to the company (deliveries counted by the delivery store's statement). */
+/** Every table with a company_uuid column but the webhook store's, which counts and deletes its own. */
+async function otherTables(client: Client): Promise<string[]> {
+  return (await companyTables(client)).filter((table) => !COMPANY_STORE_TABLES.includes(table));
+}
+
+/** How many rows of each table belong to the company (the webhook store's tables counted by the store). */
 export async function companyRows(client: Client, company: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of await companyTables(client)) {
-    const text =
-      table === 'webhook_deliveries'
-        ? COMPANY_DELIVERIES
-        : `SELECT count(*)::int AS n FROM "${table}" WHERE company_uuid = $1`;
+  for (const table of await otherTables(client)) {
+    const text = `SELECT count(*)::int AS n FROM "${table}" WHERE company_uuid = $1`;
     counts[table] = (await client.query<{ n: number }>(text, [company])).rows[0].n;
   }
-  return counts;
+  return { ...counts, ...(await companyStoreRows(client, company)) };
 }
 
 /**
@@ -51,9 +53,10 @@ export async function deleteCompany(config: AppConfig, args: ParsedArgs): Promis
         await client.query('DELETE FROM companies WHERE uuid = $1', [company]);
         const left = await companyRows(client, company);
         for (const [table, n] of Object.entries(left)) {
-          if (n && table !== 'webhook_deliveries')
+          if (n && !COMPANY_STORE_TABLES.includes(table))
             await client.query(`DELETE FROM "${table}" WHERE company_uuid = $1`, [company]);
         }
+        await deleteCompanyStoreRows(client, company);
         const after = await companyRows(client, company);
         const remaining = Object.entries(after).filter(([, n]) => n > 0);
         if (remaining.length) throw new Error(`rows left after the delete: ${JSON.stringify(remaining)}`);

@@ -26,6 +26,16 @@ describe('libs/webhooks/src', () => {
     expect(outside).toEqual([]);
   });
 
+  it('builds no SQL over a table name put together outside store/ (migrations aside)', () => {
+    // A table interpolated into a statement: the partition upkeep's, the outbox queue's.
+    const templateBuilt = /\b(FROM|INTO|UPDATE|JOIN|TABLE|ONLY|OF)\s+"?\$\{/;
+    const outside = code.filter(
+      (file) =>
+        !file.startsWith('store/') && !file.startsWith('migrations/') && templateBuilt.test(read(file)),
+    );
+    expect(outside).toEqual([]);
+  });
+
   it('has no file over 200 lines', () => {
     const long = sources()
       .map((file) => ({ file, lines: read(file).split('\n').length - 1 }))
@@ -47,5 +57,39 @@ describe('libs/webhooks/src', () => {
         ),
     );
     expect(quoting).toEqual([]);
+  });
+});
+
+/** Every source of the repository's packages (libs/, apps/, extensions/), specs and migrations aside. */
+const REPO = join(ROOT, '..', '..', '..');
+function packageSources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory())
+      return ['node_modules', 'dist', 'migrations'].includes(entry.name) ? [] : packageSources(path);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.spec.ts') ? [relative(REPO, path)] : [];
+  });
+}
+
+describe('the tables of the webhook store', () => {
+  const STORE = 'libs/webhooks/src/store/';
+  const outsideStore = ['libs', 'apps', 'extensions']
+    .flatMap((dir) => packageSources(join(REPO, dir)))
+    .filter((file) => !file.startsWith(STORE));
+  const TABLE = String.raw`webhook_(events|request_logs|deliveries)(_undispatched|_default)?\b`;
+  const text = (file: string) => readFileSync(join(REPO, file), 'utf8');
+
+  it('are named in SQL by the store alone: webhook_events, webhook_request_logs, webhook_deliveries', () => {
+    const statement = new RegExp(String.raw`\b(FROM|INTO|UPDATE|JOIN|TABLE|ONLY|OF|TRUNCATE)\s+"?${TABLE}`);
+    expect(outsideStore.filter((file) => statement.test(text(file)))).toEqual([]);
+  });
+
+  it('are given by name (to build a statement, or as an entity) by the store alone', () => {
+    // A name as a value: `= 'webhook_events'`, `name: 'webhook_events'`, `@Entity('webhook_request_logs')`.
+    const value = new RegExp(String.raw`(=|:|\()\s*['"\`]${TABLE}['"\`]`);
+    const named = outsideStore.filter((file) =>
+      value.test(text(file).replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '')),
+    );
+    expect(named).toEqual([]);
   });
 });

@@ -38,6 +38,9 @@ import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxSignal } from './outbox/outbox.signal';
 import { OutboxWriter } from './outbox/outbox.writer';
+import { OUTBOX_WRITES } from './outbox/outbox-writes';
+import { OutboxStore } from './store/outbox.store';
+import { RequestLogStore } from './store/request-logs.store';
 import { EndpointRoutingController } from './management/endpoint-routing.controller';
 import { EventRoutingController } from './management/event-routing.controller';
 import { EventRoutingService } from './management/event-routing.service';
@@ -114,6 +117,9 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ErasureService,
     EventsStore,
     EventsService,
+    OutboxStore,
+    { provide: OUTBOX_WRITES, useExisting: OutboxStore },
+    RequestLogStore,
   ],
   exports: [
     WebhookEndpointsService,
@@ -122,6 +128,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     HttpDestination,
     WebhookEventCatalog,
     DeliveryStore,
+    OutboxStore,
+    RequestLogStore,
     ErasureService,
   ],
 })

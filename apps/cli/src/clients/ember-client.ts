@@ -46,6 +46,36 @@ function parentsOf(
 /** A child's belongsTo back to its parent: `warehouse_uuid` → `warehouse`. */
 const inverseName = (embed: EmbedInfo) => camel(embed.column.replace(/_uuid$/, ''));
 
+/**
+ * The `save` of a model with embedded relationships: its new to-one records saved first (`one`), its new
+ * to-many children (`many`) dropped once the response brought them back with their ids.
+ */
+function saveMethod(one: string[], many: string[]): string {
+  const parts: string[] = [];
+  if (one.length) {
+    parts.push(
+      `    // A new embedded to-one record is created on its own first, so this one links it by id.\n` +
+        `    for (const related of [${one.map((p) => `this.${p}`).join(', ')}]) {\n` +
+        `      if (related?.isNew) await related.save();\n` +
+        `    }`,
+    );
+  }
+  parts.push('    const saved = await super.save(options);');
+  if (many.length) {
+    parts.push(
+      `    // The response carries the new children with their ids; the copies created here without one are\n` +
+        `    // dropped, so the next save does not send (and the api does not create) them again.\n` +
+        `    for (const child of [${many.map((p) => `...this.${p}`).join(', ')}]) {\n` +
+        `      if (child.isNew) child.unloadRecord();\n` +
+        `    }`,
+    );
+  }
+  return (
+    `\n\n  /** Embedded records are written through this one (see the serializer). */\n` +
+    `  async save(options) {\n${parts.join('\n')}\n    return saved;\n  }`
+  );
+}
+
 function model({ def, defaults }: EmberResource, all: EmberResource[]): string {
   const parents = parentsOf(def, all);
   const relationColumns = new Set([
@@ -81,29 +111,7 @@ function model({ def, defaults }: EmberResource, all: EmberResource[]): string {
       many.push(camel(embed.property));
     }
   }
-  const parts: string[] = [];
-  if (one.length) {
-    parts.push(
-      `    // A new embedded to-one record is created on its own first, so this one links it by id.\n` +
-        `    for (const related of [${one.map((p) => `this.${p}`).join(', ')}]) {\n` +
-        `      if (related?.isNew) await related.save();\n` +
-        `    }`,
-    );
-  }
-  parts.push('    const saved = await super.save(options);');
-  if (many.length) {
-    parts.push(
-      `    // The response carries the new children with their ids; the copies created here without one are\n` +
-        `    // dropped, so the next save does not send (and the api does not create) them again.\n` +
-        `    for (const child of [${many.map((p) => `...this.${p}`).join(', ')}]) {\n` +
-        `      if (child.isNew) child.unloadRecord();\n` +
-        `    }`,
-    );
-  }
-  const save = def.embeds.length
-    ? `\n\n  /** Embedded records are written through this one (see the serializer). */\n` +
-      `  async save(options) {\n${parts.join('\n')}\n    return saved;\n  }`
-    : '';
+  const save = def.embeds.length ? saveMethod(one, many) : '';
   const imports = [
     'attr',
     ...(lines.some((l) => l.includes('@belongsTo')) ? ['belongsTo'] : []),

@@ -1,11 +1,10 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { ACTIVITY_CHANNEL } from '../migrations/1700000000116-notify-activity';
 import { forgetOld, parseNotice } from './activity-notice';
-import { ROWS_AFTER, ROWS_SINCE, StreamRow, positionOf, rowEvent } from './activity.sql';
+import { RequestLogStore, StreamPosition, StreamRow } from '../store/request-logs.store';
+import { positionOf, rowEvent } from './activity.sql';
 import { StreamClient } from './stream-client';
 
 const PAGE = 500;
@@ -40,7 +39,7 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly logs: RequestLogStore,
     private readonly outages: OutageMonitor,
   ) {}
 
@@ -63,7 +62,7 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
     if (!position) return;
     let rows: StreamRow[] = [];
     try {
-      rows = await this.dataSource.query(ROWS_AFTER, [client.company, position.us, position.id, PAGE]);
+      rows = await this.logs.rowsAfter(client.company, position, PAGE);
     } finally {
       client.replay(rows.map((row) => ({ chunk: rowEvent(row), uuid: row.uuid })));
     }
@@ -131,15 +130,9 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
     const since = feed.since;
     if (since === undefined) return;
     feed.since = undefined;
-    let after: { us: string; id: number } | undefined;
+    let after: StreamPosition | undefined;
     for (;;) {
-      const rows: StreamRow[] = await this.dataSource.query(ROWS_SINCE, [
-        company,
-        since,
-        after?.us ?? null,
-        after?.id ?? null,
-        PAGE,
-      ]);
+      const rows = await this.logs.rowsSince(company, since, after, PAGE);
       for (const row of rows) {
         if (feed.seen.has(row.uuid)) continue;
         const sent = new Date(row.sent_at).getTime();

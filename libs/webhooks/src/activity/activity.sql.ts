@@ -1,59 +1,12 @@
+import type { StreamPosition, StreamRow } from '../store/request-logs.store';
+
 /*
- * The activity queries: the chart's counts and the rows of the live stream. Both read webhook_request_logs
- * through its (company_uuid, sent_at, id) index, within a sent_at range (which also prunes partitions).
+ * The activity routes' own statement, and the stream's events: the chart's counts and the stream's rows are
+ * the request log's, read by RequestLogStore (store/request-logs.sql.ts).
  */
 
-/** The log columns a stream event carries: a row as GET /int/v1/webhook-request-logs lists it. */
-const LOG_COLUMNS = `uuid, webhook_endpoint_uuid, event_id, event, attempt, test, url, request_headers, request_body,
-  response_status, response_headers, response_body, duration_ms, error, status, sent_at, created_at, updated_at,
-  id, (extract(epoch FROM sent_at) * 1000000)::bigint::text AS at_us`;
-
-/**
- * Attempts per bucket (UTC hours or minutes) of the company, or of one endpoint: test sends left out. A
- * failed attempt is "retrying" while the retry schedule has an attempt after it ($5: the schedule's length),
- * "failed" once it was the last.
- * $1 company, $2 from, $3 to, $4 endpoint or null, $5 retries in the schedule, $6 'hour' or 'minute'.
- */
-export const ACTIVITY_BUCKETS = `
-SELECT date_trunc($6, sent_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS at,
-  count(*) FILTER (WHERE status = 'successful')::int AS successful,
-  count(*) FILTER (WHERE status = 'failed' AND attempt > $5)::int AS failed,
-  count(*) FILTER (WHERE status = 'failed' AND attempt <= $5)::int AS retrying
-FROM webhook_request_logs
-WHERE company_uuid = $1 AND sent_at >= $2 AND sent_at < $3 AND NOT test
-  AND ($4::uuid IS NULL OR webhook_endpoint_uuid = $4::uuid)
-GROUP BY 1 ORDER BY 1`;
-
-/** Whether the company has this endpoint. $1 company, $2 endpoint. */
+/** Whether the company has this endpoint. $1 endpoint, $2 company. */
 export const COMPANY_ENDPOINT = 'SELECT 1 FROM webhook_endpoints WHERE uuid = $1 AND company_uuid = $2';
-
-/**
- * The company's rows sent at or after $2 (epoch ms), after the position ($3 epoch µs, $4 id) when given:
- * a batch's rows once its NOTIFY arrives. $1 company, $5 how many.
- */
-export const ROWS_SINCE = `
-SELECT ${LOG_COLUMNS} FROM webhook_request_logs
-WHERE company_uuid = $1 AND sent_at >= 'epoch'::timestamptz + $2::bigint * interval '1 millisecond'
-  AND ($3::bigint IS NULL OR (sent_at, id) > ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::int))
-ORDER BY sent_at, id LIMIT $5`;
-
-/**
- * The company's rows after a stream position (epoch µs of sent_at, id): what a reconnecting client missed,
- * from the last day at most. $1 company, $2 and $3 the position, $4 how many.
- */
-export const ROWS_AFTER = `
-SELECT ${LOG_COLUMNS} FROM webhook_request_logs
-WHERE company_uuid = $1 AND sent_at >= greatest('epoch'::timestamptz + $2::bigint * interval '1 microsecond', now() - interval '1 day')
-  AND (sent_at, id) > ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::int)
-ORDER BY sent_at, id LIMIT $4`;
-
-export interface StreamRow {
-  uuid: string;
-  id: number;
-  at_us: string;
-  sent_at: Date;
-  [column: string]: unknown;
-}
 
 /** The stream event of a row: its id is the row's position (sent_at µs and id), which Last-Event-ID names. */
 export function rowEvent(row: StreamRow): string {
@@ -63,7 +16,7 @@ export function rowEvent(row: StreamRow): string {
 }
 
 /** The position a Last-Event-ID names, or undefined when it is not one of ours. */
-export function positionOf(lastEventId: string | undefined): { us: string; id: number } | undefined {
+export function positionOf(lastEventId: string | undefined): StreamPosition | undefined {
   const match = /^(\d{1,19})-(\d{1,10})$/.exec(lastEventId ?? '');
   return match && Number(match[2]) <= 2 ** 31 - 1 ? { us: match[1], id: Number(match[2]) } : undefined;
 }

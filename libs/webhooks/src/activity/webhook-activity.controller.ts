@@ -15,7 +15,8 @@ import { AccountsService, PortalSessionsService } from '@wharf/accounts';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { ACTIVITY_BUCKETS, COMPANY_ENDPOINT } from './activity.sql';
+import { RequestLogStore } from '../store/request-logs.store';
+import { COMPANY_ENDPOINT } from './activity.sql';
 import { ActivityHub } from './activity-hub';
 import { StreamClient, StreamPrincipal } from './stream-client';
 
@@ -52,6 +53,25 @@ const ACTIVITY = {
   required: ['interval', 'from', 'to', 'webhook_endpoint_uuid', 'buckets', 'totals', 'max_attempts'],
 };
 
+const INTERVALS = ['hour', 'minute'] as const;
+
+/** The activity route's parameters, checked: 400 for one it does not take or a bad value. */
+function activityParameters(query: Record<string, unknown>) {
+  const unknown = Object.keys(query).find((name) => name !== 'interval' && name !== 'webhook_endpoint_uuid');
+  if (unknown !== undefined)
+    throw ApiError.badParameter(
+      unknown,
+      `${unknown} is not a parameter of this route (interval, webhook_endpoint_uuid).`,
+    );
+  const interval = query.interval ?? 'hour';
+  if (!INTERVALS.includes(interval as never))
+    throw ApiError.badParameter('interval', 'interval must be hour or minute.');
+  const endpoint = query.webhook_endpoint_uuid;
+  if (endpoint !== undefined && (typeof endpoint !== 'string' || !UUID.test(endpoint)))
+    throw ApiError.badParameter('webhook_endpoint_uuid', 'webhook_endpoint_uuid must be a uuid.');
+  return { interval: interval as (typeof INTERVALS)[number], endpoint: endpoint ?? null };
+}
+
 /** Delivery at a glance: attempts per hour or minute of the last day, and the log live over SSE. */
 @ApiTags('webhook-activity')
 @Controller('webhook-activity')
@@ -59,6 +79,7 @@ export class WebhookActivityController {
   constructor(
     private readonly hub: ActivityHub,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly logs: RequestLogStore,
     // The api's auth services, looked up when a stream opens: the worker loads this module without them.
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -81,35 +102,15 @@ export class WebhookActivityController {
     schema: { type: 'object', properties: { webhook_activity: ACTIVITY }, required: ['webhook_activity'] },
   })
   async activity(@Query() query: Record<string, unknown>) {
-    const unknown = Object.keys(query).find(
-      (name) => name !== 'interval' && name !== 'webhook_endpoint_uuid',
-    );
-    if (unknown !== undefined)
-      throw ApiError.badParameter(
-        unknown,
-        `${unknown} is not a parameter of this route (interval, webhook_endpoint_uuid).`,
-      );
-    const interval = query.interval ?? 'hour';
-    if (interval !== 'hour' && interval !== 'minute')
-      throw ApiError.badParameter('interval', 'interval must be hour or minute.');
-    const endpoint = query.webhook_endpoint_uuid;
-    if (endpoint !== undefined && (typeof endpoint !== 'string' || !UUID.test(endpoint)))
-      throw ApiError.badParameter('webhook_endpoint_uuid', 'webhook_endpoint_uuid must be a uuid.');
+    const { interval, endpoint } = activityParameters(query);
     const company = RequestContext.companyUuid();
     if (endpoint && !(await this.dataSource.query(COMPANY_ENDPOINT, [endpoint, company])).length)
       throw ApiError.notFound(`No webhook endpoint with uuid "${endpoint}".`);
     const step = interval === 'hour' ? 3600_000 : 60_000;
     const to = new Date();
     const from = new Date(Math.floor((to.getTime() - DAY_MS) / step) * step);
-    const rows: { at: Date; successful: number; failed: number; retrying: number }[] =
-      await this.dataSource.query(ACTIVITY_BUCKETS, [
-        company,
-        from,
-        to,
-        endpoint ?? null,
-        this.config.webhooks.retrySchedule.length,
-        interval,
-      ]);
+    const retries = this.config.webhooks.retrySchedule.length;
+    const rows = await this.logs.activity({ company, from, to, endpoint, retries, interval });
     const totals = { successful: 0, failed: 0, retrying: 0 };
     for (const row of rows) {
       totals.successful += row.successful;
@@ -121,10 +122,10 @@ export class WebhookActivityController {
         interval,
         from: from.toISOString(),
         to: to.toISOString(),
-        webhook_endpoint_uuid: endpoint ?? null,
+        webhook_endpoint_uuid: endpoint,
         buckets: rows.map((row) => ({ ...row, at: new Date(row.at).toISOString() })),
         totals,
-        max_attempts: this.config.webhooks.retrySchedule.length + 1,
+        max_attempts: retries + 1,
       },
     };
   }

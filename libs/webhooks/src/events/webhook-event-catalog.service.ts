@@ -80,33 +80,7 @@ export class WebhookEventCatalog {
     if (this.events) return this.events;
     const events: CatalogEvent[] = [];
     const bySingular = new Map(this.registry.all().map((def) => [def.keys.singular, def]));
-    for (const def of this.registry.all()) {
-      if (def.events === false) continue;
-      const record = exampleRecord(def);
-      for (const action of Object.keys(ACTIONS) as ResourceAction[]) {
-        const name = `${def.keys.singular}.${action}`;
-        const additionalData = action === 'updated' ? { changes: exampleChanges(def, record) } : {};
-        const description = ACTIONS[action](def.name);
-        const additionalSchema =
-          action === 'updated'
-            ? {
-                type: 'object',
-                properties: { changes: changesSchema(def, this.dataSource) },
-                required: ['changes'],
-                additionalProperties: false,
-              }
-            : { type: 'object', properties: {}, additionalProperties: false };
-        const example = exampleEnvelope(name, { ...record, additionalData });
-        events.push({
-          name,
-          resource: def.name,
-          description,
-          example,
-          schema: eventSchema(name, description, def, additionalSchema, this.dataSource),
-          thin: this.thin(def, example, description),
-        });
-      }
-    }
+    for (const def of this.registry.all()) if (def.events !== false) events.push(...this.resourceEvents(def));
     for (const module of this.modules.values()) {
       if (!isExtension(module.metatype)) continue;
       for (const declared of extensionManifest(module.metatype).events ?? []) {
@@ -138,5 +112,35 @@ export class WebhookEventCatalog {
     events.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.events = new Map(events.map((event) => [event.name, event]));
     return this.events;
+  }
+
+  /** A resource's created, updated and deleted events. */
+  private resourceEvents(def: ResourceDefinition): CatalogEvent[] {
+    const events: CatalogEvent[] = [];
+    const record = exampleRecord(def);
+    for (const action of Object.keys(ACTIONS) as ResourceAction[]) {
+      const name = `${def.keys.singular}.${action}`;
+      const additionalData = action === 'updated' ? { changes: exampleChanges(def, record) } : {};
+      const description = ACTIONS[action](def.name);
+      const additionalSchema =
+        action === 'updated'
+          ? {
+              type: 'object',
+              properties: { changes: changesSchema(def, this.dataSource) },
+              required: ['changes'],
+              additionalProperties: false,
+            }
+          : { type: 'object', properties: {}, additionalProperties: false };
+      const example = exampleEnvelope(name, { ...record, additionalData });
+      events.push({
+        name,
+        resource: def.name,
+        description,
+        example,
+        schema: eventSchema(name, description, def, additionalSchema, this.dataSource),
+        thin: this.thin(def, example, description),
+      });
+    }
+    return events;
   }
 }

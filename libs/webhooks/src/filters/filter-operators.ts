@@ -53,6 +53,22 @@ export function compileTest(
       const found = `exists(${path} ? (@ == ${variable(operand as Scalar[])}[*]))`;
       return leaf(operator === '$in' ? found : `!${found}`);
     }
+    default:
+      return compileValueTest(path, operator, operand, pointer, variable, leaf, requireType);
+  }
+}
+
+/** compileTest's operators past equality and lists: order, existence, containment, prefix. */
+function compileValueTest(
+  path: string,
+  operator: string,
+  operand: unknown,
+  pointer: string,
+  variable: (value: Scalar | Scalar[]) => string,
+  leaf: (expression: string) => FilterClause,
+  requireType: (ok: boolean, expected: string) => void,
+): FilterClause {
+  switch (operator) {
     case '$gt':
     case '$gte':
     case '$lt':

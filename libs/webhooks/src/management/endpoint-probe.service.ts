@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ApiError, ResourceServices, attributePointer } from '@wharf/core';
+import { ApiError, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
 import { Attempt } from '../transport/destination';
 import { HttpDestination } from '../transport/http.destination';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
-import { API_VERSION, Envelope, newEventId } from '../outbox/envelope';
+import { newEventId } from '../outbox/event-id';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
+import { RequestLogStore } from '../store/request-logs.store';
 import { readActionBody } from './action-body';
 import { TestEventDto } from './test-event.dto';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
@@ -43,6 +44,7 @@ export class EndpointProbeService {
     private readonly services: ResourceServices,
     private readonly destination: HttpDestination,
     private readonly catalog: WebhookEventCatalog,
+    private readonly logs: RequestLogStore,
   ) {}
 
   /** `POST …/test {event?, data?}`: signed like any delivery; returns the request-log row. */
@@ -56,12 +58,18 @@ export class EndpointProbeService {
       );
     }
     const endpoint = await this.endpoints.destinationOf(uuid);
-    const envelope = this.testEnvelope(event, request.data ?? this.exampleData(request.event));
-    const attempt = await this.destination.send(endpoint, {
-      eventId: envelope.id,
-      body: JSON.stringify(envelope),
-    });
-    return { webhook_request_log: await this.logTest(uuid, envelope, attempt) };
+    const { additionalData, ...attributes } = request.data ?? this.exampleData(request.event);
+    // `data.id`: the record's id, else its uuid, else a made-up one.
+    const record = { id: attributes.id ?? attributes.uuid ?? randomUUID(), ...attributes };
+    const sent = await this.logs.testEvent(
+      event,
+      record,
+      (additionalData as Record<string, unknown> | undefined) ?? {},
+    );
+    const attempt = await this.destination.send(endpoint, { eventId: sent.id, body: sent.body });
+    // The single request-log row of a test send, as the request-log routes serve it.
+    const log = await this.logs.logTestSend(RequestContext.companyUuid(), uuid, sent, attempt);
+    return this.services.for(WebhookRequestLog).find(log);
   }
 
   /** `POST …/verify`: a signed challenge the endpoint must echo; success sets `verified_at`. */
@@ -94,43 +102,5 @@ export class EndpointProbeService {
     return event === undefined
       ? { id: randomUUID(), status: 'dispatched' }
       : { ...this.catalog.get(event)!.example.data };
-  }
-
-  private testEnvelope(event: string, data: Record<string, unknown>): Envelope {
-    const { additionalData, ...attributes } = data;
-    return {
-      id: newEventId(),
-      api_version: API_VERSION,
-      event,
-      created_at: new Date().toISOString(),
-      data: {
-        id: attributes.id ?? attributes.uuid ?? randomUUID(),
-        ...attributes,
-        additionalData: (additionalData as Record<string, unknown> | undefined) ?? {},
-      },
-    };
-  }
-
-  /** The single request-log row of a test send (no delivery, never retried). */
-  private async logTest(endpoint: string, envelope: Envelope, attempt: Attempt) {
-    const logs = this.services.for(WebhookRequestLog);
-    const values = {
-      webhook_endpoint_uuid: endpoint,
-      event_id: envelope.id,
-      event: envelope.event,
-      attempt: 1,
-      test: true,
-      url: attempt.url,
-      request_headers: attempt.request_headers,
-      request_body: attempt.request_body,
-      response_status: attempt.response_status,
-      response_headers: attempt.response_headers,
-      response_body: attempt.response_body,
-      duration_ms: attempt.duration_ms,
-      error: attempt.error,
-      status: attempt.status,
-      sent_at: attempt.sent_at,
-    };
-    return logs.transaction((tx) => logs.createIn(tx, { values, toOne: new Map(), toMany: new Map() }));
   }
 }

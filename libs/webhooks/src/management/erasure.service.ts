@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
+import { ApiError, RequestContext, ResourceServices, attributePointer, poolOf } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { readActionBody } from './action-body';
 import { ErasureRequestDto } from './erasure.dto';
-import { DELETED_RECORD, ERASURE_OF, REQUEST_ERASURE } from '../erasure/erasure.sql';
+import { ERASURE_OF, REQUEST_ERASURE } from '../erasure/erasure.sql';
+import { emittedDeleted } from '../store/redaction.store';
 
 /**
  * Erasure requests (the API side; the worker's ErasureRunner does the work). A record is the caller's when
@@ -60,8 +61,7 @@ export class ErasureService {
       await this.services.for(entity).find(id);
     } catch (error) {
       if (!(error instanceof ApiError) || error.getStatus() !== 404) throw error;
-      const [{ deleted: wasOurs }] = await this.dataSource.query(DELETED_RECORD, [company, deleted, id]);
-      if (!wasOurs) throw error;
+      if (!(await emittedDeleted(poolOf(this.dataSource), company, deleted, id))) throw error;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '@wharf/core';
-import { eventIdAt } from '../stages/lifecycle/partitioned-tables';
+import { eventIdAt } from '../outbox/event-id';
 import type { EventQuery } from '../store/events.store';
 
 export const EVENT_ID = /^evt_[0-9a-z]{1,64}$/;

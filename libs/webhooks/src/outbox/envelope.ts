@@ -1,5 +1,3 @@
-import { randomFillSync } from 'node:crypto';
-
 export const API_VERSION = 'v1';
 
 /** The webhook envelope every event is delivered in. */
@@ -35,27 +33,6 @@ export function thinEnvelope(envelope: Envelope, object: string, href: string): 
       additionalData: changes && typeof changes === 'object' ? { changes: Object.keys(changes) } : {},
     },
   };
-}
-
-/**
- * Random bytes drawn from the CSPRNG 4,000 at a time, as crypto.randomUUID does: randomBytes(10) per id
- * would be one call into OpenSSL (and a getpid) on every write.
- */
-const RANDOM = Buffer.alloc(4000);
-let randomUsed = RANDOM.length;
-
-function randomHex(bytes: number): string {
-  if (randomUsed + bytes > RANDOM.length) {
-    randomFillSync(RANDOM);
-    randomUsed = 0;
-  }
-  randomUsed += bytes;
-  return RANDOM.toString('hex', randomUsed - bytes, randomUsed);
-}
-
-/** `evt_` + time-ordered, random suffix: sortable by creation and unguessable. */
-export function newEventId(): string {
-  return `evt_${Date.now().toString(36).padStart(9, '0')}${randomHex(10)}`;
 }
 
 /** SQL text expressions of an event's parts: each a parameter, a column or an expression of type text. */

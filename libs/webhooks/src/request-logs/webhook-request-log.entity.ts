@@ -1,13 +1,14 @@
 import { BaseResource, BelongsTo, ResourceModel } from '@wharf/core';
 import { Column, Entity, Relation } from 'typeorm';
 import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
+import { REQUEST_LOGS_TABLE } from '../store/tables';
 import { WebhookRequestLogDto } from './webhook-request-log.dto';
 
 export const WEBHOOK_REQUEST_LOG = 'webhook-request-log';
 export const ATTEMPT_STATUSES = ['successful', 'failed'];
 
 /** One delivery attempt (or test send): what was sent and what came back. Read-only. */
-@Entity('webhook_request_logs')
+@Entity(REQUEST_LOGS_TABLE)
 @ResourceModel(WEBHOOK_REQUEST_LOG, {
   dto: WebhookRequestLogDto,
   // Not event_id: a random id's grams are keys no other row shares, written on every delivery attempt, and

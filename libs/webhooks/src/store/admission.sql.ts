@@ -5,7 +5,7 @@
  * leases' bound alone (stages/dispatch/endpoint-send-leases.ts).
  */
 
-import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
+import { UNDISPATCHED_EVENTS } from './tables';
 import { QUEUE_WINDOW_CAPS } from '../tuning';
 import { admitted, pending, unadmitted } from './delivery-state';
 

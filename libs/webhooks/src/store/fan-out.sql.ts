@@ -1,5 +1,5 @@
 import { OPERATIONAL_EVENTS_SQL, subscribesSql } from '../outbox/operational-events';
-import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
+import { UNDISPATCHED_EVENTS } from './tables';
 import { FAN_OUT_BATCH } from '../tuning';
 import { firstWaitingAt, windowRoom } from './admission.sql';
 import { admissionNumber } from './transitions.sql';

@@ -1,27 +1,13 @@
 import { OPERATIONAL_EVENTS_SQL } from '../outbox/operational-events';
-import { API_VERSION } from '../outbox/envelope';
+import { envelopeSql } from '../outbox/envelope';
+import { EVENT_ID_SQL } from '../outbox/event-id';
+import { OUTBOX_CHANNEL } from '../outbox/outbox.signal';
 import { isIn } from './delivery-state';
-import { OUTBOX_CHANNEL, UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
-
-/**
- * The time part of an event id, as newEventId writes it (`evt_` + the epoch milliseconds in 9 base-36
- * digits), so events made here sort among the api's.
- */
-const eventIdTime = () => {
-  // The statement's time, read once: per-digit reads of a running clock could straddle a millisecond.
-  const ms = '(extract(epoch FROM now()) * 1000)::bigint';
-  const digits = Array.from(
-    { length: 9 },
-    (_, i) =>
-      `substr('0123456789abcdefghijklmnopqrstuvwxyz', (${ms} / ${36 ** (8 - i)}::bigint % 36)::int + 1, 1)`,
-  );
-  return `'evt_' || ${digits.join(' || ')}`;
-};
+import { UNDISPATCHED_EVENTS } from './tables';
 
 /** `data` of an endpoint.* event, from a row of endpoint_health. */
 const endpointData = (reason: string, message: string) => `json_build_object('id', h.uuid,
-    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', ${reason}, 'message', ${message},
-    'additionalData', '{}'::json)`;
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', ${reason}, 'message', ${message})`;
 
 /**
  * Part 5 of the record (see record.sql.ts), operational events, written to the outbox in the record's own
@@ -46,15 +32,19 @@ export const emitOperationalEvents = () => `operational AS (
   UNION ALL
   SELECT b.company_uuid, 'delivery.exhausted', json_build_object('id', r.uuid,
     'webhook_endpoint_uuid', b.webhook_endpoint_uuid, 'event_id', b.event_id, 'event', b.event,
-    'attempts', b.attempt, 'last_response_status', b.response_status, 'last_error', b.error,
-    'additionalData', '{}'::json)
+    'attempts', b.attempt, 'last_response_status', b.response_status, 'last_error', b.error)
   FROM retried r JOIN batch b ON b.webhook_delivery_uuid = r.uuid
   WHERE ${isIn('r', 'failed')} AND NOT b.event = ANY(${OPERATIONAL_EVENTS_SQL})
 ), operational_events AS (
   INSERT INTO webhook_events (event_id, company_uuid, name, payload)
-  SELECT o.event_id, o.company_uuid, o.name, json_build_object('id', o.event_id, 'api_version', '${API_VERSION}',
-    'event', o.name, 'created_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', o.data)
-  FROM (SELECT ${eventIdTime()} || left(replace(gen_random_uuid()::text, '-', ''), 20) AS event_id, op.* FROM operational op) o
+  SELECT o.event_id, o.company_uuid, o.name, ${envelopeSql({
+    id: 'o.event_id',
+    event: 'o.name',
+    createdAt: `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+    record: 'o.data::text',
+    additionalData: `'{}'`,
+  })}
+  FROM (SELECT ${EVENT_ID_SQL} AS event_id, op.* FROM operational op) o
   RETURNING id, event_id
 ), operational_queued AS (
   -- With its event id, which names its outbox partition for fan-out's look-up.

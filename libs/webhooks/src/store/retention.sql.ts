@@ -24,7 +24,3 @@ SELECT DISTINCT d.event_id FROM webhook_deliveries d WHERE d.event_id = ANY($1::
 /** The failed deliveries of these events, deleted with them. */
 export const DROP_FAILED_OF_EVENTS = `
 DELETE FROM webhook_deliveries d WHERE d.event_id = ANY($1::text[]) AND ${isIn('d', 'failed')}`;
-
-/** How many deliveries a company has (companies:delete --dry-run); they go with its endpoints. */
-export const COMPANY_DELIVERIES = `
-SELECT count(*)::int AS n FROM webhook_deliveries WHERE company_uuid = $1`;

@@ -1,5 +1,5 @@
 import { OPERATIONAL_EVENTS_SQL, subscribesSql } from '../outbox/operational-events';
-import { UNDISPATCHED_EVENTS } from '../outbox/outbox.writer';
+import { UNDISPATCHED_EVENTS } from './tables';
 
 /**
  * One stored event ($2, its envelope id) of company $1 and every endpoint of the company beside it (none:

@@ -87,20 +87,12 @@ export class WebhookSender implements OnApplicationShutdown {
     extra: Record<string, string> = {},
   ): Promise<Attempt> {
     const sentAt = new Date();
-    const timestamp = Math.floor(sentAt.getTime() / 1000);
-    const signature = secrets.map((secret) => sign(secret, eventId, timestamp, body)).join(' ');
-    const headers = {
-      ...extra,
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'webhook-id': eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signature,
-    };
-    const logged: Record<string, string> = { ...headers, 'webhook-signature': REDACTED };
-    for (const name in extra) logged[name] = REDACTED;
-    let started = performance.now();
-    const attempt = (answer: Answer): Attempt => ({
+    const { headers, logged } = signedHeaders(secrets, eventId, body, sentAt, extra);
+    const target = this.target(url);
+    const answer: Answer = target.refusal
+      ? { ...NO_ANSWER, durationMs: 0, error: `blocked: ${target.refusal}`, permanent: true }
+      : await this.post(target, headers, body);
+    return {
       url,
       request_headers: logged,
       request_body: body,
@@ -113,11 +105,12 @@ export class WebhookSender implements OnApplicationShutdown {
       status: answer.ok ? 'successful' : 'failed',
       retryAfterMs: answer.retryAfterMs,
       permanent: answer.permanent,
-    });
-    const target = this.target(url);
-    if (target.refusal) {
-      return attempt({ ...NO_ANSWER, durationMs: 0, error: `blocked: ${target.refusal}`, permanent: true });
-    }
+    };
+  }
+
+  /** POSTs `body` to the (allowed) target and reads the answer, within the timeout. */
+  private async post(target: Target, headers: Record<string, string>, body: string): Promise<Answer> {
+    let started = performance.now();
     // The limit without an AbortSignal, which costs undici about as much CPU as the rest of the request:
     // the connector and headersTimeout bound the wait for an answer, readCapped the time to read it, and an
     // answer complete only after the limit is a timeout whatever its status.
@@ -139,7 +132,7 @@ export class WebhookSender implements OnApplicationShutdown {
       const responseBody = await readCapped(response.body, started + timeoutMs);
       const status = response.statusCode;
       const durationMs = performance.now() - started;
-      return attempt({
+      return {
         status,
         headers: flatHeaders(response.headers),
         body: responseBody,
@@ -149,14 +142,14 @@ export class WebhookSender implements OnApplicationShutdown {
         retryAfterMs:
           status === 429 || status === 503 ? retryAfter(response.headers['retry-after']) : undefined,
         permanent: status === 410,
-      });
+      };
     } catch (error) {
-      return attempt({
+      return {
         ...NO_ANSWER,
         durationMs: performance.now() - started,
         error: describeError(error),
         permanent: error instanceof BlockedTargetError,
-      });
+      };
     }
   }
 
@@ -181,4 +174,21 @@ export class WebhookSender implements OnApplicationShutdown {
     if (!this.dispatcher || this.dispatcher.destroyed) return;
     await this.dispatcher.close();
   }
+}
+
+/** A signed POST's headers (Standard Webhooks), and as logged: the signature and `extra` redacted. */
+function signedHeaders(secrets: string[], id: string, body: string, at: Date, extra: Record<string, string>) {
+  const timestamp = Math.floor(at.getTime() / 1000);
+  const signature = secrets.map((secret) => sign(secret, id, timestamp, body)).join(' ');
+  const headers = {
+    ...extra,
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature,
+  };
+  const logged: Record<string, string> = { ...headers, 'webhook-signature': REDACTED };
+  for (const name in extra) logged[name] = REDACTED;
+  return { headers, logged };
 }

@@ -3,17 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ANSWERS_TO_ERASE, OutageMonitor, WRITE_ERASED_ANSWERS, poolOf, withPoolClient } from '@wharf/core';
 import { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import {
-  CLAIM_ERASURE,
-  COUNT_REDACTED,
-  EVENTS_BATCH,
-  FINISH_ERASURE,
-  LOGS_BATCH,
-  RELEASE_ERASURE,
-  UPDATE_EVENTS,
-  UPDATE_LOGS,
-} from '../../erasure/erasure.sql';
+import { CLAIM_ERASURE, COUNT_REDACTED, FINISH_ERASURE, RELEASE_ERASURE } from '../../erasure/erasure.sql';
 import { Redaction, redactText } from '../../erasure/redaction';
+import {
+  EVENT_PAYLOADS,
+  LOG_BODIES,
+  RedactedTable,
+  RedactionRow as Row,
+  redactedTable,
+} from '../../store/redaction.store';
 import { ERASURE_BATCH, ERASURE_POLL_MS, ERASURE_STALE_S } from '../../tuning';
 import { PeriodicTask } from '../recovery/periodic-task';
 
@@ -23,16 +21,12 @@ interface ErasureJob {
   record_uuid: string;
 }
 
-type Row = Record<string, string | null>;
-
 /**
- * One table's rows to redact: `select` reads the company's ($1) next rows after the keyset cursor (`start`
- * before the first, `cursor` of a row) that mention the record, at most a batch, locked; `redact` gives a
- * changed row's values for `update` (undefined: unchanged).
+ * One table's rows to redact, read after the keyset cursor (`start` before the first, `cursor` of a row);
+ * `redact` gives a changed row's values for the table's update (undefined: unchanged).
  */
 interface RedactionPass {
-  select: string;
-  update: string;
+  table: RedactedTable;
   start: string[];
   cursor: (row: Row) => string[];
   redact: (row: Row) => (string | null)[] | undefined;
@@ -87,8 +81,7 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
     try {
       const byTimeAndId = { start: ['-infinity', '0'], cursor: (row: Row) => [row.at!, row.id!] };
       await this.redactAll(job, {
-        select: EVENTS_BATCH,
-        update: UPDATE_EVENTS,
+        table: EVENT_PAYLOADS,
         ...byTimeAndId,
         redact: (row) => {
           const payload = redactText(redaction, row.payload!, true);
@@ -96,8 +89,7 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
         },
       });
       await this.redactAll(job, {
-        select: LOGS_BATCH,
-        update: UPDATE_LOGS,
+        table: LOG_BODIES,
         ...byTimeAndId,
         redact: (row) => {
           const request = redactText(redaction, row.request_body!, true);
@@ -109,8 +101,7 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
       });
       // The answers kept for repeats of a keyed POST (24 h) hold the record as it was served.
       await this.redactAll(job, {
-        select: ANSWERS_TO_ERASE,
-        update: WRITE_ERASED_ANSWERS,
+        table: redactedTable(ANSWERS_TO_ERASE, WRITE_ERASED_ANSWERS),
         start: [''],
         cursor: (row) => [row.id!],
         redact: (row) => {
@@ -140,18 +131,13 @@ export class ErasureRunner implements OnApplicationBootstrap, OnApplicationShutd
       // Between batches: a stopping worker hands the erasure back rather than holding its shutdown.
       if (this.stopping) throw new Stopping();
       more = await this.inTransaction(async (client) => {
-        const { rows } = await client.query<Row>(pass.select, [
-          job.company_uuid,
-          ...after,
-          job.record_uuid,
-          ERASURE_BATCH,
-        ]);
+        const rows = await pass.table.select(client, job.company_uuid, after, job.record_uuid, ERASURE_BATCH);
         if (!rows.length) return false;
         after = pass.cursor(rows[rows.length - 1]);
         const changed = rows.map(pass.redact).filter((values) => values !== undefined);
         if (changed.length)
-          await client.query(
-            pass.update,
+          await pass.table.update(
+            client,
             changed[0].map((_, column) => changed.map((values) => values[column])),
           );
         await client.query(COUNT_REDACTED, [job.uuid, changed.length]);

@@ -3,6 +3,8 @@ import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { ArchivedRows } from '../../store/partitions.sql';
+import { partitionStore } from '../../store/partitions.store';
 import { ARCHIVE_BATCH } from '../../tuning';
 import { Db } from './partitions';
 
@@ -15,23 +17,16 @@ export async function archiveRows(
   db: Db,
   dir: string,
   name: string,
-  /** The rows: a table (or `FROM … WHERE`), read by `key` (unique) in batches. */
-  source: { from: string; key: string; keyType: 'text' | 'bigint'; where?: string; params?: unknown[] },
+  /** The rows: a table's (where `where` holds, with `params`), read by `key` (unique) in batches. */
+  source: ArchivedRows & { params?: unknown[] },
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${name}.jsonl.gz`);
   const params = source.params ?? [];
-  const after = `$${params.length + 1}`;
   async function* lines() {
     let last: unknown = null;
     for (;;) {
-      const { rows } = await db.query(
-        `SELECT r.${source.key} AS key, row_to_json(r)::text AS line FROM ${source.from} r
-         WHERE (${after}::${source.keyType} IS NULL OR r.${source.key} > ${after}::${source.keyType})
-           ${source.where ? `AND ${source.where}` : ''}
-         ORDER BY r.${source.key} LIMIT ${ARCHIVE_BATCH}`,
-        [...params, last],
-      );
+      const rows = await partitionStore.archiveBatch(db, source, params, last, ARCHIVE_BATCH);
       if (!rows.length) return;
       yield rows.map((row) => `${row.line}\n`).join('');
       last = String(rows[rows.length - 1].key);

@@ -1,12 +1,5 @@
-import { newEventId } from '../../outbox/envelope';
-import {
-  EVENTS,
-  REQUEST_LOGS,
-  eventIdAt,
-  parseRange,
-  partitionName,
-  rangesToCreate,
-} from './partitioned-tables';
+import { eventIdAt, newEventId } from '../../outbox/event-id';
+import { EVENTS, REQUEST_LOGS, parseRange, partitionName, rangesToCreate } from './partitioned-tables';
 
 const DAY = 86_400_000;
 

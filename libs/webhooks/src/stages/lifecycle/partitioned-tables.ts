@@ -1,12 +1,15 @@
+import { eventIdAt, eventIdTime } from '../../outbox/event-id';
+import { EVENTS_TABLE, REQUEST_LOGS_TABLE } from '../../store/tables';
+
 /**
  * The two tables kept in time partitions, and how a time becomes a bound of each. An event's id begins with
- * its creation time (see newEventId: `evt_` and the milliseconds in base 36, nine digits), so a range of ids
+ * its creation time (see outbox/event-id.ts: `evt_` and the milliseconds in base 36), so a range of ids
  * is a range of creation times: partitioned on it, event_id stays unique across partitions (a unique index
  * must hold the partition key) and every look-up by event id reads one partition. A request-log row's is
  * the time its attempt was sent.
  */
 export interface PartitionedTable {
-  name: 'webhook_events' | 'webhook_request_logs';
+  name: typeof EVENTS_TABLE | typeof REQUEST_LOGS_TABLE;
   key: 'event_id' | 'sent_at';
   /** The SQL literal of the bound at `ms`. */
   bound(ms: number): string;
@@ -14,20 +17,15 @@ export interface PartitionedTable {
   time(value: string): number;
 }
 
-const BASE36_DIGITS = 9;
-
-/** `evt_` and the milliseconds in base 36, as an event id made at `ms` begins. */
-export const eventIdAt = (ms: number) => `evt_${Math.floor(ms).toString(36).padStart(BASE36_DIGITS, '0')}`;
-
 export const EVENTS: PartitionedTable = {
-  name: 'webhook_events',
+  name: EVENTS_TABLE,
   key: 'event_id',
   bound: (ms) => `'${eventIdAt(ms)}'`,
-  time: (value) => parseInt(value.slice(4, 4 + BASE36_DIGITS), 36),
+  time: eventIdTime,
 };
 
 export const REQUEST_LOGS: PartitionedTable = {
-  name: 'webhook_request_logs',
+  name: REQUEST_LOGS_TABLE,
   key: 'sent_at',
   bound: (ms) => `'${new Date(ms).toISOString()}'`,
   // `2025-01-02 03:04:05+00` (UTC session): ISO once the space is a T and the offset has minutes.

@@ -5,6 +5,7 @@ import {
   PARTITION_LOCK_TIMEOUT_MS,
   PARTITIONS_AHEAD,
 } from '../../tuning';
+import { partitionStore } from '../../store/partitions.store';
 import {
   PARTITIONED_TABLES,
   PartitionedTable,
@@ -26,17 +27,12 @@ export interface Partition extends Range {
 
 /** The table's range partitions (not its default), oldest first. */
 export async function listPartitions(db: Db, table: PartitionedTable): Promise<Partition[]> {
-  const { rows } = await db.query(
-    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
-     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
-    [table.name],
-  );
-  return rows
+  return (await partitionStore.bounds(db, table))
     .filter((row) => row.bound !== 'DEFAULT')
     .map((row) => {
-      const range = parseRange(table, row.bound as string);
+      const range = parseRange(table, row.bound);
       if (!range) throw new Error(`${table.name}: unexpected partition bound ${row.bound}`);
-      return { name: row.name as string, ...range };
+      return { name: row.name, ...range };
     })
     .sort((a, b) => a.from - b.from);
 }
@@ -80,10 +76,7 @@ export async function inLockedTransaction<T>(db: Db, inTransaction: boolean, wor
  */
 async function createPartition(db: Db, table: PartitionedTable, range: Range): Promise<string> {
   const name = partitionName(table, range.from);
-  await db.query(
-    `CREATE TABLE IF NOT EXISTS "${name}" (LIKE "${table.name}" INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
-  );
-  await db.query(`ALTER TABLE "${table.name}" ATTACH PARTITION "${name}" ${forValues(table, range)}`);
+  await partitionStore.createAttached(db, table, name, forValues(table, range));
   return name;
 }
 
@@ -109,31 +102,26 @@ export async function ensurePartitions(
         await inLockedTransaction(db, inTransaction, () => createPartitionMovingDefault(db, table, range)),
       );
     }
-    await db.query(
-      `CREATE TABLE IF NOT EXISTS "${defaultPartition(table)}" PARTITION OF "${table.name}" DEFAULT`,
-    );
+    await partitionStore.createDefault(db, table, defaultPartition(table));
   }
   return created;
 }
 
 /** createPartition; when the default partition holds rows of the range, they are moved into it first. */
 async function createPartitionMovingDefault(db: Db, table: PartitionedTable, range: Range) {
-  const { rows } = await db.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [defaultPartition(table)]);
-  if (rows[0].present) {
-    const { rows: held } = await db.query(
-      `SELECT 1 FROM "${defaultPartition(table)}" WHERE "${table.key}" >= ${literal(table, range.from)}
-         AND "${table.key}" < ${literal(table, range.to)} LIMIT 1`,
-    );
-    if (held.length) {
-      let name = '';
+  const name = defaultPartition(table);
+  if (await partitionStore.exists(db, name)) {
+    const [from, to] = [literal(table, range.from), literal(table, range.to)];
+    if (await partitionStore.holdsRange(db, table, name, from, to)) {
+      let created = '';
       await rotateDefault(
         db,
         table,
         'true',
         [],
-        async () => (name = await createPartition(db, table, range)),
+        async () => (created = await createPartition(db, table, range)),
       );
-      return name;
+      return created;
     }
   }
   return createPartition(db, table, range);
@@ -155,21 +143,8 @@ export async function rotateDefault(
 ): Promise<number> {
   const current = defaultPartition(table);
   const old = `${current}_rotated`;
-  const { rows: columns } = await db.query(
-    `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS list FROM pg_attribute
-     WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`,
-    [table.name],
-  );
-  const list = columns[0].list as string;
-  await db.query(`ALTER TABLE "${table.name}" DETACH PARTITION "${current}"`);
-  await db.query(`ALTER TABLE "${current}" RENAME TO "${old}"`);
+  await partitionStore.detachAs(db, table, current, old);
   await between();
-  await db.query(`CREATE TABLE "${current}" PARTITION OF "${table.name}" DEFAULT`);
-  const { rows } = await db.query(
-    `WITH kept AS (INSERT INTO "${table.name}" (${list}) SELECT ${list} FROM "${old}" o WHERE ${keep} RETURNING 1)
-     SELECT (SELECT count(*) FROM "${old}")::int - (SELECT count(*) FROM kept)::int AS dropped`,
-    params,
-  );
-  await db.query(`DROP TABLE "${old}"`);
-  return rows[0].dropped as number;
+  await partitionStore.createDefault(db, table, current, true);
+  return partitionStore.reinsertAndDrop(db, table, old, keep, params);
 }

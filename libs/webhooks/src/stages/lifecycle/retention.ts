@@ -1,7 +1,9 @@
-import { UNDISPATCHED_EVENTS } from '../../outbox/outbox.writer';
+import { eventIdAt } from '../../outbox/event-id';
 import { DeliveryStore } from '../../store/delivery.store';
+import { EVENTS_NAMED, olderThan } from '../../store/partitions.sql';
+import { partitionStore } from '../../store/partitions.store';
 import { archiveRows } from './partition-archive';
-import { EVENTS, PartitionedTable, defaultPartition, eventIdAt } from './partitioned-tables';
+import { EVENTS, PartitionedTable, defaultPartition } from './partitioned-tables';
 import { Db, Partition, inLockedTransaction, listPartitions, rotateDefault } from './partitions';
 
 export interface RetentionOptions {
@@ -35,25 +37,21 @@ export async function applyRetention(
     if (await stillNeeded(db, table, partition, options.store)) continue;
     if (options.archiveDir)
       await archiveRows(db, options.archiveDir, partition.name, {
-        from: `"${partition.name}"`,
+        table: partition.name,
         ...ARCHIVE_KEY(table),
       });
     let locked = 0;
     const rows = await inLockedTransaction(db, false, async () => {
       // From here no resend can read an event of it; checked again under the lock. The parent first, as
       // every reader locks them (and DETACH needs it): the partition alone first deadlocked with them.
-      await db.query(`LOCK TABLE ONLY "${table.name}", "${partition.name}" IN ACCESS EXCLUSIVE MODE`);
+      await partitionStore.lockWithPartition(db, table, partition.name);
       locked = performance.now();
       if (await stillNeeded(db, table, partition, options.store)) return undefined;
       if (table === EVENTS)
         await options.store.dropFailedInEventRange(db, fromBound(partition), eventIdAt(partition.to));
-      const { rows } = await db.query(
-        `SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = $1::regclass`,
-        [partition.name],
-      );
-      await db.query(`ALTER TABLE "${table.name}" DETACH PARTITION "${partition.name}"`);
-      await db.query(`DROP TABLE "${partition.name}"`);
-      return Number(rows[0].n);
+      const rows = await partitionStore.rowEstimate(db, partition.name);
+      await partitionStore.drop(db, table, partition.name);
+      return rows;
     });
     if (rows === undefined) continue;
     dropped += rows;
@@ -66,11 +64,9 @@ const fromBound = (partition: Partition) => (partition.from === -Infinity ? null
 
 async function stillNeeded(db: Db, table: PartitionedTable, partition: Partition, store: DeliveryStore) {
   if (table !== EVENTS) return false;
-  const { rows } = await db.query(
-    `SELECT EXISTS (SELECT 1 FROM ${UNDISPATCHED_EVENTS} u JOIN "${partition.name}" e ON e.id = u.id) AS queued`,
-  );
   return (
-    rows[0].queued || (await store.pendingInEventRange(db, fromBound(partition), eventIdAt(partition.to)))
+    (await partitionStore.queuedIn(db, partition.name)) ||
+    (await store.pendingInEventRange(db, fromBound(partition), eventIdAt(partition.to)))
   );
 }
 
@@ -86,29 +82,26 @@ async function dropOldDefaultRows(
   options: RetentionOptions,
 ) {
   const name = defaultPartition(table);
-  const old = `"${name}" r WHERE r."${table.key}" < ${table.bound(horizon)}`;
-  if (!(await db.query(`SELECT 1 FROM ${old} LIMIT 1`)).rows.length) return 0;
+  const old = olderThan(table, horizon);
+  if (!(await partitionStore.anyWhere(db, name, old))) return 0;
   return inLockedTransaction(db, false, async () => {
-    await db.query(`LOCK TABLE ONLY "${table.name}", "${name}" IN ACCESS EXCLUSIVE MODE`);
-    let going = `r."${table.key}" < ${table.bound(horizon)}`;
+    await partitionStore.lockWithPartition(db, table, name);
+    let going = old;
     const params: unknown[] = [];
     if (table === EVENTS) {
-      const ids: string[] = (await db.query(`SELECT event_id FROM ${old}`)).rows.map((row) => row.event_id);
-      const queued = await db.query(
-        `SELECT e.event_id FROM "${name}" e JOIN ${UNDISPATCHED_EVENTS} u ON u.id = e.id`,
-      );
+      const ids = await partitionStore.eventIdsWhere(db, name, old);
       const needed = new Set([
         ...(await options.store.pendingEventsOf(db, ids)),
-        ...queued.rows.map((row) => row.event_id as string),
+        ...(await partitionStore.queuedOf(db, name)),
       ]);
       params.push(ids.filter((id) => !needed.has(id)));
       if (!(params[0] as string[]).length) return 0;
-      going = `r.event_id = ANY($1::text[])`;
+      going = EVENTS_NAMED;
       await options.store.dropFailedOfEvents(db, params[0] as string[]);
     }
     if (options.archiveDir)
       await archiveRows(db, options.archiveDir, `${name}_${Date.now()}`, {
-        from: `"${name}"`,
+        table: name,
         ...ARCHIVE_KEY(table),
         where: going,
         params,

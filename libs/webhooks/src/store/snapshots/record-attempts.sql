@@ -98,33 +98,36 @@ RETURNING ep.uuid, ep.company_uuid, ep.url, ep.status, ep.throttled, ep.disabled
   operational AS (
   SELECT h.company_uuid, 'endpoint.disabled' AS name,
     json_build_object('id', h.uuid,
-    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', CASE WHEN h.change = 'gone' THEN 'gone_410' ELSE 'failing_since' END, 'message', h.disabled_reason,
-    'additionalData', '{}'::json) AS data
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', CASE WHEN h.change = 'gone' THEN 'gone_410' ELSE 'failing_since' END, 'message', h.disabled_reason) AS data
   FROM endpoint_health h WHERE h.was_status = 'enabled' AND h.status = 'disabled'
   UNION ALL
   SELECT h.company_uuid, CASE WHEN h.throttled THEN 'endpoint.throttled' ELSE 'endpoint.unthrottled' END,
     json_build_object('id', h.uuid,
-    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', CASE WHEN h.throttled THEN 'timeouts' ELSE 'success' END, 'message', coalesce(h.throttled_reason, 'An attempt succeeded: no longer throttled.'),
-    'additionalData', '{}'::json)
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', CASE WHEN h.throttled THEN 'timeouts' ELSE 'success' END, 'message', coalesce(h.throttled_reason, 'An attempt succeeded: no longer throttled.'))
   FROM endpoint_health h WHERE h.throttled <> h.was_throttled
   UNION ALL
   SELECT h.company_uuid, 'endpoint.recovered',
     json_build_object('id', h.uuid,
-    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', 'success', 'message', 'An attempt succeeded after failures since ' || h.was_failing_since,
-    'additionalData', '{}'::json)
+    'webhook_endpoint_uuid', h.uuid, 'url', h.url, 'status', h.status, 'reason', 'success', 'message', 'An attempt succeeded after failures since ' || h.was_failing_since)
   FROM endpoint_health h WHERE h.change = 'healthy' AND h.was_failing_since IS NOT NULL
   UNION ALL
   SELECT b.company_uuid, 'delivery.exhausted', json_build_object('id', r.uuid,
     'webhook_endpoint_uuid', b.webhook_endpoint_uuid, 'event_id', b.event_id, 'event', b.event,
-    'attempts', b.attempt, 'last_response_status', b.response_status, 'last_error', b.error,
-    'additionalData', '{}'::json)
+    'attempts', b.attempt, 'last_response_status', b.response_status, 'last_error', b.error)
   FROM retried r JOIN batch b ON b.webhook_delivery_uuid = r.uuid
   WHERE r.status = 'failed' AND NOT b.event = ANY('{endpoint.disabled,endpoint.enabled,endpoint.throttled,endpoint.unthrottled,endpoint.recovered,delivery.exhausted}'::text[])
 ), operational_events AS (
   INSERT INTO webhook_events (event_id, company_uuid, name, payload)
-  SELECT o.event_id, o.company_uuid, o.name, json_build_object('id', o.event_id, 'api_version', 'v1',
-    'event', o.name, 'created_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', o.data)
-  FROM (SELECT 'evt_' || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 2821109907456::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 78364164096::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 2176782336::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 60466176::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 1679616::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 46656::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 1296::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 36::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 1::bigint % 36)::int + 1, 1) || left(replace(gen_random_uuid()::text, '-', ''), 20) AS event_id, op.* FROM operational op) o
+  SELECT o.event_id, o.company_uuid, o.name, ('{"id":' || to_json((o.event_id)::text)::text || ',"api_version":"v1","event":' || to_json((o.name)::text)::text
+    || ',"created_at":' || to_json((to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text)::text || ',"data":' || CASE WHEN left(o.data::text, 6) = '{"id":' AND strpos(o.data::text, '"additionalData":') = 0
+      THEN left(o.data::text, -1) || ',"additionalData":' || '{}' || '}' ELSE (SELECT '{' || string_agg(to_json(x.k)::text || ':' || x.v, ',' ORDER BY x.o) || '}' FROM (
+      SELECT 'id' AS k, i.v, 0::bigint AS o FROM (SELECT (CASE WHEN EXISTS (SELECT 1 FROM json_object_keys((o.data::text)::json) k WHERE k = 'id')
+          THEN (o.data::text)::json->'id' WHEN json_typeof((o.data::text)::json->'uuid') <> 'null' THEN (o.data::text)::json->'uuid' END)::text AS v) i WHERE i.v IS NOT NULL
+      UNION ALL SELECT e.key, e.value::text, e.n FROM json_each((o.data::text)::json) WITH ORDINALITY e(key, value, n)
+        WHERE e.key NOT IN ('id', 'additionalData')
+      UNION ALL SELECT 'additionalData', '{}', COALESCE((SELECT e.n FROM json_each((o.data::text)::json) WITH ORDINALITY e(key, value, n)
+        WHERE e.key = 'additionalData' LIMIT 1), 9223372036854775807)) x) END || '}')::json
+  FROM (SELECT ('evt_' || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 2821109907456::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 78364164096::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 2176782336::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 60466176::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 1679616::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 46656::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 1296::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 36::bigint % 36)::int + 1, 1) || substr('0123456789abcdefghijklmnopqrstuvwxyz', ((extract(epoch FROM now()) * 1000)::bigint / 1::bigint % 36)::int + 1, 1) || left(replace(gen_random_uuid()::text, '-', ''), 20)) AS event_id, op.* FROM operational op) o
   RETURNING id, event_id
 ), operational_queued AS (
   -- With its event id, which names its outbox partition for fan-out's look-up.

@@ -1,0 +1,1 @@
+LOCK TABLE ONLY "webhook_events", "webhook_events_p20250102t000000" IN ACCESS EXCLUSIVE MODE
