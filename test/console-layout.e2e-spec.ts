@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
 import { http } from './support/http';
@@ -19,6 +19,14 @@ const suite = available || process.env.CI ? describe : describe.skip;
 
 /** A phone (390 × 844) and a laptop. */
 const WIDTHS = [390, 1280];
+const TIME = /^\d{1,2}:\d{2}( ?[AP]M)?$/;
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /**
  * What is wider than the screen: the page itself, and every element that scrolls sideways (overflow-x
@@ -37,6 +45,20 @@ function sidewaysScroll(page: Page): Promise<string[]> {
     }
     return found;
   });
+}
+
+async function boxOf(locator: Locator): Promise<Box> {
+  await locator.waitFor();
+  const box = await locator.boundingBox();
+  expect(box).not.toBeNull();
+  return box!;
+}
+
+/** The element lies wholly within the screen's width (shown without scrolling sideways). */
+async function expectOnScreen(locator: Locator, width: number): Promise<void> {
+  const box = await boxOf(locator);
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(width);
 }
 
 suite('console: layouts at 390 and 1280 px, in Chromium', () => {
@@ -152,6 +174,88 @@ suite('console: layouts at 390 and 1280 px, in Chromium', () => {
       expect(sent).toEqual([['/hooks/ok', 'warehouse.created']]);
       expect(await sidewaysScroll(page)).toEqual([]);
       await page.screenshot({ path: join(ARTIFACTS, `console-catalog-${width}.png`) });
+    });
+
+    it("shows every endpoint's status, verification and success rate on screen", async () => {
+      for (const endpoint of [endpoints.ok, endpoints.failing]) {
+        const row = page.locator('table.endpoints tbody tr', { hasText: endpoint.url });
+        await expectOnScreen(row.getByRole('link', { name: endpoint.url }), width);
+        await expectOnScreen(row.locator('.badge').first(), width);
+        await expectOnScreen(row.getByText(/verified/), width);
+        await expectOnScreen(row.getByText(/% of|no deliveries/), width);
+      }
+      const badge = (url: string) =>
+        page.locator('table.endpoints tbody tr', { hasText: url }).locator('.badge').first();
+      expect(await badge(endpoints.ok.url).textContent()).toBe('enabled');
+      expect(await badge(endpoints.failing.url).textContent()).toBe('disabled');
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, `console-endpoints-${width}.png`), fullPage: true });
+    });
+
+    it('labels the activity chart with times', async () => {
+      const chart = page.getByTestId('activity-chart');
+      await chart.waitFor();
+      const ticks = page.getByTestId('activity-axis').locator('.tick:visible');
+      await ticks.first().waitFor();
+      const labels = await ticks.allTextContents();
+      expect(labels.length).toBeGreaterThanOrEqual(3);
+      for (const label of labels) expect(label.trim()).toMatch(TIME);
+      let right = -1;
+      for (const tick of await ticks.all()) {
+        const box = await boxOf(tick);
+        expect(box.x).toBeGreaterThan(right);
+        expect(box.x + box.width).toBeLessThanOrEqual(width);
+        right = box.x + box.width;
+      }
+      const bars = await boxOf(chart);
+      const axis = await boxOf(page.getByTestId('activity-axis'));
+      expect(axis.y).toBeGreaterThanOrEqual(bars.y + bars.height - 1);
+    });
+
+    it("shows each delivery's result and duration on screen; an opened row is no wider than the screen", async () => {
+      await page.goto(`${api.url}/console/#/webhooks/${endpoints.ok.uuid}`);
+      const rows = page.locator('tr.row');
+      await rows.first().waitFor();
+      for (const row of [rows.first(), rows.nth(1), rows.nth(2)]) {
+        await expectOnScreen(row.locator('.badge.successful, .badge.failed'), width);
+        await expectOnScreen(row.getByText(/^\d+ ms$/), width);
+        await expectOnScreen(row.getByRole('button'), width);
+      }
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await page
+        .getByRole('region', { name: 'Delivery log' })
+        .evaluate((panel) => (panel as unknown as { scrollIntoView(): void }).scrollIntoView());
+      await page.screenshot({ path: join(ARTIFACTS, `console-delivery-log-${width}.png`) });
+
+      const timedOut = page.locator('tr.row.failed', { hasText: 'Timed out' }).first();
+      await expectOnScreen(timedOut.locator('.badge.failed'), width);
+      await expectOnScreen(timedOut.getByText('Timed out after 1000 ms without an answer.'), width);
+      await timedOut.getByRole('button').click();
+      const detail = page.getByTestId('log-detail');
+      await expectOnScreen(detail, width);
+      await expectOnScreen(detail.getByText(/No response/), width);
+      await expectOnScreen(detail.getByRole('button', { name: 'Resend' }), width);
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await detail.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(ARTIFACTS, `console-log-detail-${width}.png`) });
+    });
+
+    it('shows the revoke button of each key on screen, and a gap between the name input and its button', async () => {
+      await page.getByRole('link', { name: 'API keys' }).click();
+      const row = page.locator('table.keys tbody tr', { hasText: 'deploy pipeline (production)' });
+      await expectOnScreen(row.getByRole('button', { name: 'Revoke' }), width);
+      await expectOnScreen(row.getByText(/…/), width);
+      const input = await boxOf(page.getByLabel('Name'));
+      const button = await boxOf(page.getByRole('button', { name: 'Create key' }));
+      const sideBySide = button.y < input.y + input.height;
+      const gap = sideBySide ? button.x - (input.x + input.width) : button.y - (input.y + input.height);
+      expect(gap).toBeGreaterThanOrEqual(4);
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      await expectOnScreen(row.getByRole('button', { name: 'Yes, revoke' }), width);
+      await expectOnScreen(row.getByRole('button', { name: 'Cancel' }), width);
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, `console-keys-${width}.png`), fullPage: true });
     });
   });
 });
