@@ -1,21 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
+import { ARTIFACTS, CHROMIUM, chromiumSuite } from './support/chromium';
 import { http } from './support/http';
 import { Receiver } from './support/receiver';
 import { TestApi, startApi } from './support/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, 'artifacts');
-const available = existsSync(CHROMIUM);
-if (!available && !process.env.CI) {
-  process.stdout.write(
-    `console layout test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
-  );
-}
-const suite = available || process.env.CI ? describe : describe.skip;
+const suite = chromiumSuite('console layout test');
 
 /** A phone (390 × 844) and a laptop. */
 const WIDTHS = [390, 1280];
