@@ -1,25 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
+import { ARTIFACTS, CHROMIUM, chromiumSuite } from './support/chromium';
 import { eventually, http } from './support/http';
 import { Receiver } from './support/receiver';
 import { TestApi, startApi } from './support/test-app';
 import { FAST_WEBHOOKS, warehouse } from './support/webhooks';
 import { startWorker } from './support/worker';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, 'artifacts');
-const available = existsSync(CHROMIUM);
-if (!available && !process.env.CI) {
-  // Developer machines without Chromium skip with one line; CI installs it (.ci/run) and never skips.
-  process.stdout.write(
-    `console browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
-  );
-}
-const suite = available || process.env.CI ? describe : describe.skip;
+const suite = chromiumSuite('console browser test');
 
 suite('console: Developers > Webhooks in a real browser', () => {
   let api: TestApi;

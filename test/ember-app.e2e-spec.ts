@@ -8,19 +8,13 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
+import { CHROMIUM, chromiumSuite } from './support/chromium';
 import { CLI, ROOT, assertBuilt, runNode } from './support/processes';
 import { startApi, TestApi } from './support/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const APP = join(ROOT, 'examples', 'ember-app');
 const GENERATED_DIRS = ['adapters', 'models', 'serializers', 'transforms', 'services/wharf.js'];
-const available = existsSync(CHROMIUM);
-if (!available && !process.env.CI) {
-  process.stdout.write(
-    `Ember app browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
-  );
-}
-const suite = available || process.env.CI ? describe : describe.skip;
+const suite = chromiumSuite('Ember app browser test');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html',

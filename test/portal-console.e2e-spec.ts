@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -7,21 +7,14 @@ import { INestApplicationContext } from '@nestjs/common';
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { TestCompany, createCompany } from './support/accounts';
+import { ARTIFACTS, CHROMIUM, chromiumSuite } from './support/chromium';
 import { http } from './support/http';
 import { Receiver } from './support/receiver';
 import { TestApi, startApi } from './support/test-app';
 import { FAST_WEBHOOKS, warehouse } from './support/webhooks';
 import { startWorker } from './support/worker';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, 'artifacts');
-const available = existsSync(CHROMIUM);
-if (!available && !process.env.CI) {
-  process.stdout.write(
-    `portal browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
-  );
-}
-const suite = available || process.env.CI ? describe : describe.skip;
+const suite = chromiumSuite('portal browser test');
 const LOG_ROUTE = '/int/v1/webhook-request-logs';
 
 /** The platform's own app, on another origin: a page that frames the portal URL and sizes the frame. */

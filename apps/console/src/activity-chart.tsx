@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Activity, ActivityBucket, api, query } from './api';
+import { GridLines, TimeAxis, ticks } from './chart-axis';
 import { useLive } from './live';
 import { ErrorMessage, Panel } from './ui';
 
@@ -72,6 +73,9 @@ export function ActivityChart({ endpoint }: { endpoint?: string }) {
   const buckets = activity ? fill(activity) : [];
   const max = Math.max(1, ...buckets.map((b) => b.successful + b.retrying + b.failed));
   const barWidth = buckets.length ? WIDTH / buckets.length : WIDTH;
+  const times = activity
+    ? ticks(new Date(activity.from).getTime(), buckets.length * STEP[activity.interval])
+    : [];
   return (
     <Panel title={endpoint ? 'Activity of this endpoint' : 'Activity'}>
       <div class="filters">
@@ -100,49 +104,53 @@ export function ActivityChart({ endpoint }: { endpoint?: string }) {
       </div>
       <ErrorMessage error={error} />
       {activity && (
-        <svg
-          class="chart"
-          viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-          preserveAspectRatio="none"
-          role="img"
-          aria-label={`Attempts per ${interval}: ${activity.totals.successful} successful, ${activity.totals.retrying} retrying, ${activity.totals.failed} failed`}
-          data-testid="activity-chart"
-        >
-          {buckets.map((bucket, i) => {
-            let y = HEIGHT;
-            const total = bucket.successful + bucket.retrying + bucket.failed;
-            if (!total) return null;
-            return (
-              <g
-                key={bucket.at}
-                class="bucket"
-                data-at={bucket.at}
-                data-successful={bucket.successful}
-                data-retrying={bucket.retrying}
-                data-failed={bucket.failed}
-              >
-                <title>
-                  {new Date(bucket.at).toLocaleString()}: {bucket.successful} successful, {bucket.retrying}{' '}
-                  retrying, {bucket.failed} failed
-                </title>
-                {KINDS.map(({ key }) => {
-                  const h = (bucket[key] / max) * (HEIGHT - 4);
-                  y -= h;
-                  return h > 0 ? (
-                    <rect
-                      key={key}
-                      class={key}
-                      x={i * barWidth}
-                      y={y}
-                      width={Math.max(1, barWidth - 1)}
-                      height={h}
-                    />
-                  ) : null;
-                })}
-              </g>
-            );
-          })}
-        </svg>
+        <>
+          <svg
+            class="chart"
+            viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+            preserveAspectRatio="none"
+            role="img"
+            aria-label={`Attempts per ${interval}: ${activity.totals.successful} successful, ${activity.totals.retrying} retrying, ${activity.totals.failed} failed`}
+            data-testid="activity-chart"
+          >
+            <GridLines ticks={times} width={WIDTH} height={HEIGHT} />
+            {buckets.map((bucket, i) => {
+              let y = HEIGHT;
+              const total = bucket.successful + bucket.retrying + bucket.failed;
+              if (!total) return null;
+              return (
+                <g
+                  key={bucket.at}
+                  class="bucket"
+                  data-at={bucket.at}
+                  data-successful={bucket.successful}
+                  data-retrying={bucket.retrying}
+                  data-failed={bucket.failed}
+                >
+                  <title>
+                    {new Date(bucket.at).toLocaleString()}: {bucket.successful} successful, {bucket.retrying}{' '}
+                    retrying, {bucket.failed} failed
+                  </title>
+                  {KINDS.map(({ key }) => {
+                    const h = (bucket[key] / max) * (HEIGHT - 4);
+                    y -= h;
+                    return h > 0 ? (
+                      <rect
+                        key={key}
+                        class={key}
+                        x={i * barWidth}
+                        y={y}
+                        width={Math.max(1, barWidth - 1)}
+                        height={h}
+                      />
+                    ) : null;
+                  })}
+                </g>
+              );
+            })}
+          </svg>
+          <TimeAxis ticks={times} />
+        </>
       )}
       <p class="legend muted">
         <span class="swatch successful" /> successful <span class="swatch retrying" /> retrying{' '}

@@ -34,10 +34,17 @@ export function ApiKeysPage() {
           }}
         >
           <label for="key-name">Name</label>
-          <input id="key-name" value={name} maxLength={255} onInput={(e) => setName(e.currentTarget.value)} />
-          <button type="submit" disabled={create.busy}>
-            Create key
-          </button>
+          <div class="field-row">
+            <input
+              id="key-name"
+              value={name}
+              maxLength={255}
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
+            <button type="submit" disabled={create.busy}>
+              Create key
+            </button>
+          </div>
         </form>
         <ErrorMessage error={create.error} />
         {created?.key && (
@@ -53,7 +60,7 @@ export function ApiKeysPage() {
           <p>Loading…</p>
         ) : (
           <div class="table-scroll">
-            <table class="keys">
+            <table class="keys cards">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -66,15 +73,19 @@ export function ApiKeysPage() {
               <tbody>
                 {keys.map((key) => (
                   <tr key={key.uuid} data-testid={`api-key-${key.uuid}`}>
-                    <td>{key.name ?? '—'}</td>
-                    <td>
+                    <td class="name">{key.name ?? '—'}</td>
+                    <td class="key">
                       <code>
                         {key.prefix}…{key.last_four}
                       </code>
                     </td>
-                    <td>{formatTime(key.created_at)}</td>
-                    <td>{formatTime(key.last_used_at)}</td>
-                    <td>
+                    <td class="created" data-label="Created">
+                      {formatTime(key.created_at)}
+                    </td>
+                    <td class="used" data-label="Last used">
+                      {formatTime(key.last_used_at)}
+                    </td>
+                    <td class="status">
                       {key.revoked_at ? (
                         <span class="badge disabled">revoked</span>
                       ) : (

@@ -3,7 +3,9 @@ import { CatalogEvent, Endpoint, RequestLog, api, session, unwrap } from './api'
 import { ErrorMessage, Panel, useAction } from './ui';
 
 function SendTest({ event, endpoints }: { event: string; endpoints: Endpoint[] }) {
-  const [target, setTarget] = useState(endpoints[0]?.uuid ?? '');
+  const [chosen, setChosen] = useState('');
+  // The endpoints may arrive after this mounts: until one is picked, the first of the list is the target.
+  const target = endpoints.some((e) => e.uuid === chosen) ? chosen : (endpoints[0]?.uuid ?? '');
   const [result, setResult] = useState<RequestLog | null>(null);
   const send = useAction(async () => {
     setResult(null);
@@ -21,7 +23,7 @@ function SendTest({ event, endpoints }: { event: string; endpoints: Endpoint[] }
       }}
     >
       <label for={id}>Send as a test to</label>
-      <select id={id} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
+      <select id={id} value={target} onChange={(e) => setChosen(e.currentTarget.value)}>
         {endpoints.map((endpoint) => (
           <option key={endpoint.uuid} value={endpoint.uuid}>
             {endpoint.url}

@@ -143,7 +143,7 @@ export function DeliveryLog({ endpoint, catalog }: { endpoint: string; catalog: 
         <p>No deliveries yet.</p>
       ) : (
         <div class="table-scroll">
-          <table class="log">
+          <table class="log cards">
             <thead>
               <tr>
                 <th scope="col">Sent</th>
@@ -156,7 +156,7 @@ export function DeliveryLog({ endpoint, catalog }: { endpoint: string; catalog: 
             <tbody>
               {logs.map((log) => [
                 <tr key={log.uuid} class={`row ${log.status}`}>
-                  <td>
+                  <td class="sent">
                     <button
                       type="button"
                       class="link"
@@ -166,18 +166,21 @@ export function DeliveryLog({ endpoint, catalog }: { endpoint: string; catalog: 
                       {formatTime(log.sent_at)}
                     </button>
                   </td>
-                  <td>
+                  <td class="event">
                     {log.event}
                     {log.test && <span class="badge test">test</span>}
                   </td>
-                  <td>{log.attempt}</td>
-                  <td>
-                    <span class={`badge ${log.status}`}>{log.response_status ?? log.error}</span>
+                  <td class="attempt" data-label="Attempt">
+                    {log.attempt}
                   </td>
-                  <td>{log.duration_ms} ms</td>
+                  <td class="result">
+                    <span class={`badge ${log.status}`}>{log.response_status ?? 'no response'}</span>
+                    {log.error && <span class="reason muted">{log.error}</span>}
+                  </td>
+                  <td class="duration">{log.duration_ms} ms</td>
                 </tr>,
                 open === log.uuid && (
-                  <tr key={`${log.uuid}-detail`}>
+                  <tr key={`${log.uuid}-detail`} class="opened">
                     <td colSpan={5}>
                       <LogDetail log={unwrap<RequestLog>(log, 'webhook_request_log')} />
                     </td>

@@ -69,7 +69,7 @@ export function EndpointListPage() {
           <p>No endpoints yet. Add one to receive events.</p>
         ) : (
           <div class="table-scroll">
-            <table class="endpoints">
+            <table class="endpoints cards">
               <thead>
                 <tr>
                   <th scope="col">URL</th>
@@ -82,28 +82,32 @@ export function EndpointListPage() {
               <tbody>
                 {rows.map((row) => (
                   <tr key={row.uuid}>
-                    <td>
+                    <td class="url">
                       <a href={`#/webhooks/${row.uuid}`}>{row.url}</a>
                       {row.description && <div class="muted">{row.description}</div>}
                     </td>
-                    <td>{row.events.includes('*') ? 'All events' : row.events.join(', ')}</td>
-                    <td>
+                    <td class="events" data-label="Events">
+                      {row.events.includes('*') ? 'All events' : row.events.join(', ')}
+                    </td>
+                    <td class="status">
                       <StatusBadge status={row.status} reason={row.disabled_reason} />
                       {row.throttled && (
                         <span class="badge disabled" title={row.throttled_reason ?? undefined}>
                           throttled
                         </span>
                       )}
-                      {row.disabled_reason && <div class="muted">{row.disabled_reason}</div>}
+                      {row.disabled_reason && <div class="reason muted">{row.disabled_reason}</div>}
                     </td>
-                    <td>
+                    <td class="verified">
                       {row.verified_at ? (
                         <span class="badge verified">verified</span>
                       ) : (
                         <span class="muted">not verified</span>
                       )}
                     </td>
-                    <td>{row.successRate ?? '…'}</td>
+                    <td class="success" data-label="Success (24 h)">
+                      {row.successRate ?? '…'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
