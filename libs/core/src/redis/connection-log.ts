@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { describeFailure } from '../health/outage';
+import { describeFailure } from '../common/outage';
 
 const logger = new Logger('redis');
 let connections = 0;
