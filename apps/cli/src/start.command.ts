@@ -1,6 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { API_NODE_FLAGS, AppConfig, redactUrl } from '@wharf/core';
+import { API_NODE_FLAGS, AppConfig, assertPortFree, redactUrl } from '@wharf/core';
 import { seedDemoCompany } from './accounts.command';
 import { migrate } from './migrate.command';
 
@@ -8,6 +8,9 @@ const DIST_APPS = join(__dirname, '..', '..');
 
 /** One-machine setup: create + migrate the database, then run api and worker as two child processes. */
 export async function start(config: AppConfig): Promise<void> {
+  // Before anything prints: a port in use is one line, not a migration report and a failing api.
+  await assertPortFree(config.port, config.host);
+  if (config.metricsPort) await assertPortFree(config.metricsPort, config.host, 'METRICS_PORT');
   await migrate(config);
   await seedDemoCompany(config);
   const children: ChildProcess[] = [
