@@ -9,9 +9,10 @@ export async function migrate(config: AppConfig): Promise<void> {
   await preflight(config, { databaseMustExist: false });
   if (await ensureDatabase(config.databaseUrl)) log(`Created database ${redactUrl(config.databaseUrl)}`);
   const applied = await runMigrations(config.databaseUrl, composeWharf(config).manifests);
+  // A count: a first run applies them all, and their names are in the migrations table.
   log(
     applied.length
-      ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
+      ? `Applied ${applied.length} migration${applied.length === 1 ? '' : 's'}.`
       : 'Database is up to date.',
   );
   // The partitions ahead, as the worker keeps them: inserts never wait for a worker to have run.

@@ -20,8 +20,9 @@ export async function start(config: AppConfig): Promise<void> {
     }),
     fork(join(DIST_APPS, 'worker', 'src', 'main.js'), { stdio: 'inherit' }),
   ];
+  const api = `http://localhost:${config.port}`;
   process.stdout.write(
-    `Wharf is starting: api on http://localhost:${config.port} (health: /health), worker on ${redactUrl(config.redisUrl)}\n`,
+    `Wharf is starting: api on ${api} (health: /health), console on ${api}/console/, worker on ${redactUrl(config.redisUrl)}\n`,
   );
 
   let stopping = false;

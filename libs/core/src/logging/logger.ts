@@ -24,6 +24,8 @@ export function createLogger(
             translateTime: 'SYS:HH:MM:ss.l',
             messageFormat: '{service}{if context}/{context}{end}: {msg}',
             ignore: 'pid,hostname,service,context',
+            // Only `err` (a stack) gets lines of its own; an `error` field stays on its line.
+            errorLikeObjectKeys: ['err'],
           },
         }
       : undefined,
