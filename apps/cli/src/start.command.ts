@@ -2,7 +2,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { API_NODE_FLAGS, AppConfig, assertPortFree, redactUrl } from '@wharf/core';
 import { seedDemoCompany } from './accounts.command';
-import { migrate } from './migrate.command';
+import { migrateDatabase } from './migrate.command';
 
 const DIST_APPS = join(__dirname, '..', '..');
 
@@ -11,7 +11,7 @@ export async function start(config: AppConfig): Promise<void> {
   // Before anything prints: a port in use is one line, not a migration report and a failing api.
   await assertPortFree(config.port, config.host);
   if (config.metricsPort) await assertPortFree(config.metricsPort, config.host, 'METRICS_PORT');
-  await migrate(config);
+  await migrateDatabase(config, { names: false });
   await seedDemoCompany(config);
   const children: ChildProcess[] = [
     fork(join(DIST_APPS, 'api', 'src', 'main.js'), {
