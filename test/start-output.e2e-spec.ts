@@ -1,7 +1,6 @@
 import { AddressInfo, Server, createServer } from 'node:net';
 import { join } from 'node:path';
 import { AppConfig, dropDatabase } from '@wharf/core';
-import { Client } from 'pg';
 import { createCompany } from './support/accounts';
 import { eventually, http } from './support/http';
 import { freePort } from './support/ports';
@@ -12,6 +11,7 @@ import {
   TestApi,
   deleteQueueKeys,
   prepareDatabase,
+  query,
   startApi,
   testConfig,
 } from './support/test-app';
@@ -24,16 +24,6 @@ const DEMO_KEY = /^\s+wharf_live_[0-9A-Za-z]{36}$/;
 
 function envOf(config: AppConfig, extra: Record<string, string>): Record<string, string> {
   return { DATABASE_URL: config.databaseUrl, REDIS_URL, QUEUE_PREFIX: config.queuePrefix, ...extra };
-}
-
-async function query(config: AppConfig, text: string): Promise<any[]> {
-  const client = new Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** Stops `start` and every process it started. */
