@@ -6,7 +6,7 @@ import { API_KEY_PREFIX } from '@wharf/accounts';
 import { Client } from 'pg';
 import { eventually, http } from './support/http';
 import { CLI, ROOT, assertBuilt, runNode } from './support/processes';
-import { deleteQueueKeys, startApi, testConfig, TestApi } from './support/test-app';
+import { deleteQueueKeys, query, startApi, testConfig, TestApi } from './support/test-app';
 
 const KEY = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{36}$`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,16 +38,6 @@ function singleJson(output: string): Record<string, any> {
   expect(typeof parsed).toBe('object');
   expect(Array.isArray(parsed)).toBe(false);
   return parsed;
-}
-
-async function query(config: AppConfig, sql: string, params: unknown[] = []) {
-  const client = new Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 describe('cli: companies and API keys on a fresh database', () => {

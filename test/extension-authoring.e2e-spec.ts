@@ -16,22 +16,11 @@ import {
   runMigrations,
 } from '@wharf/core';
 import { composeWharf } from '@wharf/webhooks';
-import { Client } from 'pg';
 import { Column, DataSource, Entity } from 'typeorm';
 import { createCompany, TestCompany } from './support/accounts';
 import { http } from './support/http';
 import { CLI, ensureBuilt, runNode } from './support/processes';
-import { deleteQueueKeys, startApi, testConfig, TestApi } from './support/test-app';
-
-async function query(config: AppConfig, sql: string): Promise<any[]> {
-  const client = new Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
+import { deleteQueueKeys, query, startApi, testConfig, TestApi } from './support/test-app';
 
 describe('a body wrapped in the dasherized resource name', () => {
   let api: TestApi;

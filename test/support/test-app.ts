@@ -3,6 +3,7 @@ import { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiOptions, createApi } from '@wharf/api';
 import { composeWharf } from '@wharf/webhooks';
+import { Client } from 'pg';
 import {
   AppConfig,
   deleteKeysWithPrefix,
@@ -34,6 +35,17 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
 export async function prepareDatabase(config: AppConfig, extensions?: Type[]): Promise<void> {
   await ensureDatabase(config.databaseUrl);
   await runMigrations(config.databaseUrl, composeWharf(config, extensions).manifests);
+}
+
+/** Runs one statement on the configuration's database over a connection of its own; returns the rows. */
+export async function query(config: AppConfig, sql: string, params: unknown[] = []): Promise<any[]> {
+  const client = new Client({ connectionString: config.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 export async function deleteQueueKeys(config: AppConfig): Promise<void> {

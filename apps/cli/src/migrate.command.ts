@@ -2,18 +2,22 @@ import { composeWharf, ensurePartitions } from '@wharf/webhooks';
 import { AppConfig, ensureDatabase, preflight, redactUrl, runMigrations } from '@wharf/core';
 import { Client } from 'pg';
 
-/** Creates the database when missing and applies every pending migration of core, libraries and extensions. */
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-export async function migrate(config: AppConfig): Promise<void> {
+/** `migrate`: creates the database when missing and applies every pending migration, naming each. */
+export const migrate = (config: AppConfig) => migrateDatabase(config, { names: true });
+
+/**
+ * Creates the database when missing and applies every pending migration of core, libraries and extensions.
+ * `names: false` (npm start) reports a count only: a first run applies them all, a screenful of names.
+ */
+export async function migrateDatabase(config: AppConfig, { names }: { names: boolean }): Promise<void> {
   await preflight(config, { databaseMustExist: false });
   if (await ensureDatabase(config.databaseUrl)) log(`Created database ${redactUrl(config.databaseUrl)}`);
   const applied = await runMigrations(config.databaseUrl, composeWharf(config).manifests);
-  log(
-    applied.length
-      ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
-      : 'Database is up to date.',
-  );
+  const count = `Applied ${applied.length} migration${applied.length === 1 ? '' : 's'}`;
+  if (!applied.length) log('Database is up to date.');
+  else log(names ? `${count}: ${applied.join(', ')}` : `${count}.`);
   // The partitions ahead, as the worker keeps them: inserts never wait for a worker to have run.
   const client = new Client({ connectionString: config.databaseUrl });
   await client.connect();

@@ -1,14 +1,17 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { API_NODE_FLAGS, AppConfig, redactUrl } from '@wharf/core';
+import { API_NODE_FLAGS, AppConfig, assertPortFree, redactUrl } from '@wharf/core';
 import { seedDemoCompany } from './accounts.command';
-import { migrate } from './migrate.command';
+import { migrateDatabase } from './migrate.command';
 
 const DIST_APPS = join(__dirname, '..', '..');
 
 /** One-machine setup: create + migrate the database, then run api and worker as two child processes. */
 export async function start(config: AppConfig): Promise<void> {
-  await migrate(config);
+  // Before anything prints: a port in use is one line, not a migration report and a failing api.
+  await assertPortFree(config.port, config.host);
+  if (config.metricsPort) await assertPortFree(config.metricsPort, config.host, 'METRICS_PORT');
+  await migrateDatabase(config, { names: false });
   await seedDemoCompany(config);
   const children: ChildProcess[] = [
     fork(join(DIST_APPS, 'api', 'src', 'main.js'), {
@@ -17,8 +20,9 @@ export async function start(config: AppConfig): Promise<void> {
     }),
     fork(join(DIST_APPS, 'worker', 'src', 'main.js'), { stdio: 'inherit' }),
   ];
+  const api = `http://localhost:${config.port}`;
   process.stdout.write(
-    `Wharf is starting: api on http://localhost:${config.port} (health: /health), worker on ${redactUrl(config.redisUrl)}\n`,
+    `Wharf is starting: api on ${api} (health: /health), console on ${api}/console/, worker on ${redactUrl(config.redisUrl)}\n`,
   );
 
   let stopping = false;

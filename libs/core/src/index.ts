@@ -21,6 +21,7 @@ export * from './health/health.module';
 export * from './host/core.extension';
 export * from './host/host';
 export * from './host/node-flags';
+export * from './host/port-check';
 export * from './host/run-main';
 export * from './common/api-error';
 export * from './common/error-response';

@@ -2,6 +2,7 @@ import { ConfigError } from '../config/config';
 import { MigrationFailedError } from '../schema/data-source';
 import { ServiceUnavailableAtBoot } from '../database/preflight';
 import { ExtensionError } from '../extensions/extension-error';
+import { PortUnavailableError } from './port-check';
 
 /**
  * Runs a process entry point. Problems an operator must fix (configuration, unreachable services)
@@ -13,7 +14,8 @@ export function runMain(main: () => Promise<unknown>): void {
       error instanceof ConfigError ||
       error instanceof ServiceUnavailableAtBoot ||
       error instanceof MigrationFailedError ||
-      error instanceof ExtensionError
+      error instanceof ExtensionError ||
+      error instanceof PortUnavailableError
     ) {
       process.stderr.write(`wharf: ${error.message}\n`);
     } else {

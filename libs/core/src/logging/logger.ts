@@ -24,6 +24,8 @@ export function createLogger(
             translateTime: 'SYS:HH:MM:ss.l',
             messageFormat: '{service}{if context}/{context}{end}: {msg}',
             ignore: 'pid,hostname,service,context',
+            // Only `err` (a stack) gets lines of its own; an `error` field stays on its line.
+            errorLikeObjectKeys: ['err'],
           },
         }
       : undefined,
@@ -47,10 +49,17 @@ export function createLogger(
 }
 
 /**
- * Nest's bookkeeping at boot (a line per module, controller and route): debug, so what a process prints
- * at start (the api's address, the demo key) is not buried under it.
+ * Nest's bookkeeping at boot (a line per module, controller and route, and "successfully started" before
+ * the listen that may yet fail): debug, so what a process prints at start (the api's address, the demo
+ * key) is not buried under it.
  */
-const BOOKKEEPING = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+const BOOKKEEPING = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 /** Routes Nest's own log calls (bootstrap, exceptions) into the same pino stream. */
 export class PinoNestLogger implements LoggerService {

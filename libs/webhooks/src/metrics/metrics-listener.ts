@@ -1,6 +1,6 @@
 import { Server, createServer } from 'node:http';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, Metrics, metricsHandler } from '@wharf/core';
+import { APP_CONFIG, AppConfig, Metrics, metricsHandler, portProblem } from '@wharf/core';
 
 /** The worker has no HTTP api: GET /metrics is served by a small listener on METRICS_PORT (when set). */
 @Injectable()
@@ -17,8 +17,9 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
     if (!this.config.metricsPort) return;
     const server = createServer(metricsHandler(this.metrics, this.config.metricsToken));
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.config.metricsPort, this.config.host, resolve);
+      const port = this.config.metricsPort;
+      server.once('error', (error) => reject(portProblem(error, port, 'METRICS_PORT') ?? error));
+      server.listen(port, this.config.host, resolve);
     });
     this.server = server;
     this.logger.log(`metrics on http://${this.config.host}:${this.config.metricsPort}/metrics`);

@@ -77,15 +77,25 @@ export class SendAttempt {
       },
       answers,
     );
-    if (outcome !== 'successful') {
-      this.logger.log({
-        msg: 'delivery attempt failed',
-        delivery: data.delivery,
-        attempt,
-        error: result.error,
-        status: result.response_status,
-        final: outcome === 'failed',
-      });
-    }
+    if (outcome !== 'successful') this.logFailure(data.delivery, attempt, result, outcome === 'failed');
+  }
+
+  /**
+   * One line per failed attempt, naming what it got (a status or an error). A retry is expected: in
+   * development it is at debug, so what `npm start` printed (the demo key) stays on screen while an endpoint
+   * fails; the request log has every attempt. A delivery that has no attempt left is a warning.
+   */
+  private logFailure(delivery: string, attempt: number, result: Attempt, final: boolean): void {
+    const line = {
+      msg: 'delivery attempt failed',
+      delivery,
+      attempt,
+      ...(result.response_status === null ? {} : { status: result.response_status }),
+      ...(result.error === null ? {} : { error: result.error }),
+      final,
+    };
+    if (final) this.logger.warn(line);
+    else if (this.config.nodeEnv === 'development') this.logger.debug(line);
+    else this.logger.log(line);
   }
 }
