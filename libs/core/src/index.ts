@@ -15,6 +15,7 @@ export * from './database/schema-diff';
 export * from './extensions/extension.decorator';
 export * from './extensions/extension-checks';
 export * from './extensions/extension-loader';
+export * from './extensions/migration-files.check';
 export * from './extensions/shared-modules';
 export * from './health/health.module';
 export * from './host/core.extension';
