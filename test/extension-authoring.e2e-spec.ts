@@ -351,10 +351,16 @@ describe('the CLI on an extension whose table has rows', () => {
   it('a generated migration the extension does not list: migrate names the file and the line to add', async () => {
     // Without --dir: written beside the extension's entry, where the check looks.
     const migrations = join(temp, 'depot', 'migrations');
-    const generated = await cli(['migration:generate', 'depot', 'AddParkingBaySize', '--backfill', 'size=0'], {
-      DEPOT_VERSION: '2',
+    const generated = await cli(
+      ['migration:generate', 'depot', 'AddParkingBaySize', '--backfill', 'size=0'],
+      {
+        DEPOT_VERSION: '2',
+      },
+    );
+    expect(generated).toEqual({
+      code: 0,
+      output: expect.stringMatching(/^Wrote .*add-parking-bay-size\.ts/),
     });
-    expect(generated).toEqual({ code: 0, output: expect.stringMatching(/^Wrote .*add-parking-bay-size\.ts/) });
     const [file] = readdirSync(migrations);
     expect(file).toMatch(/^\d{13}-add-parking-bay-size\.ts$/);
     const className = `AddParkingBaySize${file.slice(0, 13)}`;
