@@ -45,6 +45,7 @@ export * from './redis/redis';
 export * from './auth/access.hook';
 export * from './auth/accounts.service';
 export * from './auth/api-key.format';
+export * from './auth/api-key-revocations';
 export * from './auth/auth.module';
 export * from './auth/public.decorator';
 export * from './auth/access.decorator';

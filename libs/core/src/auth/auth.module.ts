@@ -1,7 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { AccountsService } from './accounts.service';
+import { ApiKeyRevocations } from './api-key-revocations';
 import { PortalSessionsService } from './portal-sessions.service';
 import { RateLimiter } from './rate-limiter';
 
@@ -14,8 +17,9 @@ import { RateLimiter } from './rate-limiter';
   providers: [
     {
       provide: AccountsService,
-      useFactory: (dataSource: DataSource) => new AccountsService(dataSource),
-      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource, config: AppConfig) =>
+        new AccountsService(dataSource, new ApiKeyRevocations(config.databaseUrl)),
+      inject: [getDataSourceToken(), APP_CONFIG],
     },
     {
       provide: PortalSessionsService,

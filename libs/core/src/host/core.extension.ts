@@ -15,6 +15,7 @@ import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/170000000
 import { SearchQueryOneBody1700000000005 } from '../migrations/1700000000005-search-query-one-body';
 import { CreatePortalSessions1700000000006 } from '../migrations/1700000000006-create-portal-sessions';
 import { CreateIdempotencyKeys1700000000007 } from '../migrations/1700000000007-create-idempotency-keys';
+import { NotifyApiKeyChanges1700000000008 } from '../migrations/1700000000008-notify-api-key-changes';
 
 /** The core's own tables and resources, declared like any extension but mounted at `/int/v1`. */
 @Extension({
@@ -30,6 +31,7 @@ import { CreateIdempotencyKeys1700000000007 } from '../migrations/1700000000007-
     SearchQueryOneBody1700000000005,
     CreatePortalSessions1700000000006,
     CreateIdempotencyKeys1700000000007,
+    NotifyApiKeyChanges1700000000008,
   ],
   controllers: [LocationController, ApiKeysController, PortalSessionsController, SessionController],
 })
