@@ -196,7 +196,7 @@ export async function scaleRound(): Promise<void> {
   const dir = join(__dirname, '..', '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
-    join(dir, 'scale.json'),
+    join(dir, 'api-scale.json'),
     JSON.stringify(
       {
         settings: { sizes: SIZES, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP },

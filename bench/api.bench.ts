@@ -363,7 +363,7 @@ async function main() {
     );
     const dir = join(__dirname, '..', '..', 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'latest.json'), JSON.stringify(result, null, 2));
+    writeFileSync(join(dir, 'api-latest.json'), JSON.stringify(result, null, 2));
 
     for (const child of Object.values(processes)) await stopProcess(child);
     await dataSource.destroy();

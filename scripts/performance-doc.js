@@ -45,7 +45,7 @@ function apiSection(api) {
   return `## The api against a hand-written limit and a stock NestJS peer
 
 \`\`\`sh
-npm run bench:api        # writes bench/results/latest.json
+npm run bench:api        # writes bench/results/api-latest.json
 \`\`\`
 
 ${n(s.warehouses)} warehouses, each with a location, 3 sections and 3 docks; ${s.connections} connections, ${s.rounds}
@@ -102,7 +102,7 @@ function scaleSection(scale) {
   return `## List pages at ${n(small)} and ${n(large)} warehouses
 
 \`\`\`sh
-npm run bench:api -- --scale        # writes bench/results/scale.json (sizes: BENCH_SCALE_ROWS=${scale.settings.sizes.join(',')})
+npm run bench:api -- --scale        # writes bench/results/api-scale.json (sizes: BENCH_SCALE_ROWS=${scale.settings.sizes.join(',')})
 \`\`\`
 
 One company with ${n(small)}, then ${n(large)} warehouses with their location, sections and docks. "single" is the best of
@@ -250,9 +250,9 @@ one); the ratios to the references measured in the same run, and CPU per request
 page is generated from those files: \`node scripts/performance-doc.js\` after a bench run (\`npm test\` fails
 while it differs). Their history is in git.
 
-${apiSection(results('latest.json'))}
+${apiSection(results('api-latest.json'))}
 
-${scaleSection(results('scale.json'))}
+${scaleSection(results('api-scale.json'))}
 
 ${webhooksSection(results('webhooks-latest.json'))}
 

@@ -240,6 +240,21 @@ class AddParkingBaySize1900000000001 {
 }
 const migrations = [CreateParkingBays1900000000000];
 if (process.env.DEPOT_NAIVE === '1') migrations.push(AddParkingBaySize1900000000001);
+// A generated migration listed under its class name (its file is TypeScript, which node cannot load here).
+const listed = process.env.DEPOT_LISTED;
+if (listed) {
+  const migration = {
+    [listed]: class {
+      async up(queryRunner) {
+        await queryRunner.query('ALTER TABLE "parking_bays" ADD COLUMN "size" integer NOT NULL DEFAULT 0');
+      }
+      async down(queryRunner) {
+        await queryRunner.query('ALTER TABLE "parking_bays" DROP COLUMN "size"');
+      }
+    },
+  }[listed];
+  migrations.push(migration);
+}
 
 class DepotExtension {}
 decorate(
@@ -320,5 +335,37 @@ describe('the CLI on an extension whose table has rows', () => {
     expect(
       await query(config, `SELECT name FROM wharf_migrations WHERE name LIKE 'AddParkingBaySize%'`),
     ).toEqual([]);
+  });
+
+  it('a generated migration the extension does not list: migrate names the file and the line to add', async () => {
+    // Without --dir: written beside the extension's entry, where the check looks.
+    const migrations = join(temp, 'depot', 'migrations');
+    const generated = await cli(
+      ['migration:generate', 'depot', 'AddParkingBaySize', '--backfill', 'size=0'],
+      {
+        DEPOT_VERSION: '2',
+      },
+    );
+    expect(generated).toEqual({
+      code: 0,
+      output: expect.stringMatching(/^Wrote .*add-parking-bay-size\.ts/),
+    });
+    const [file] = readdirSync(migrations);
+    expect(file).toMatch(/^\d{13}-add-parking-bay-size\.ts$/);
+    const className = `AddParkingBaySize${file.slice(0, 13)}`;
+
+    expect(await cli(['migrate'], { DEPOT_VERSION: '2' })).toEqual({
+      code: 1,
+      output: `wharf: Extension "depot", migration file ${join(migrations, file)}: ${className} is not listed in the extension's \`migrations\`, so it is never run: add ${className} to \`migrations: [...]\` of @Extension({ name: 'depot' }), with import { ${className} } from './migrations/${file.replace(/\.ts$/, '')}';\n`,
+    });
+    // The next migration is not generated on top of it either.
+    expect(
+      await cli(['migration:generate', 'depot', 'Other', '--backfill', 'size=0'], { DEPOT_VERSION: '2' }),
+    ).toEqual({ code: 1, output: expect.stringContaining(`${className} is not listed`) });
+
+    expect(await cli(['migrate'], { DEPOT_VERSION: '2', DEPOT_LISTED: className })).toEqual({
+      code: 0,
+      output: expect.stringContaining(`Applied 1 migration(s): ${className}`),
+    });
   });
 });

@@ -9,7 +9,9 @@ import {
   dataSourceOptions,
   dropDatabase,
   ensureDatabase,
+  extensionManifest,
   generateMigration,
+  migrationsDirOf,
   preflight,
   problemLine,
   runMigrations,
@@ -65,8 +67,8 @@ export async function checkMigrations(config: AppConfig): Promise<void> {
   log(`Entities and migrations agree (${manifests.map((manifest) => manifest.name).join(', ')}).`);
 }
 
-/** Where an extension's migrations live in this repository (the core and webhooks are libraries). */
-function migrationsDir(extension: string): string {
+/** Where the core's and the webhooks' migrations live in this repository (they are libraries). */
+function libraryMigrationsDir(extension: string): string {
   const libraries: Record<string, string> = { core: 'libs/core', webhooks: 'libs/webhooks' };
   return join(process.cwd(), libraries[extension] ?? `extensions/${extension}`, 'src', 'migrations');
 }
@@ -97,8 +99,9 @@ export async function generateMigrationFile(config: AppConfig, args: ParsedArgs)
     );
   }
   const backfill = backfillOf(args);
-  const { manifests } = composeWharf(config);
-  if (!manifests.some((manifest) => manifest.name === extension)) {
+  const { modules, manifests } = composeWharf(config);
+  const module = modules.find((candidate) => extensionManifest(candidate).name === extension);
+  if (!module) {
     throw new UsageError(
       `no loaded extension is named "${extension}" (loaded: ${manifests.map((m) => m.name).join(', ')})`,
     );
@@ -113,7 +116,10 @@ export async function generateMigrationFile(config: AppConfig, args: ParsedArgs)
     log(`The entities of "${extension}" and its migrations agree: nothing to generate.`);
     return;
   }
-  const dir = typeof args.options.dir === 'string' ? args.options.dir : migrationsDir(extension);
+  const dir =
+    typeof args.options.dir === 'string'
+      ? args.options.dir
+      : (migrationsDirOf(module) ?? libraryMigrationsDir(extension));
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const file = join(dir, migration.fileName);
   writeFileSync(file, await formatSource(file, migration.source));

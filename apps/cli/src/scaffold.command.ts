@@ -46,95 +46,136 @@ function scaffoldExtension(name: string, resource: string, table: string): Type 
   return extension;
 }
 
-function files(
-  name: string,
-  resource: string,
-  table: string,
-  migration: { className: string; fileName: string; source: string },
-) {
-  const Resource = pascal(resource);
-  const Ext = `${pascal(name)}Extension`;
-  const folder = pluralPath(resource);
-  const path = `/${name}/int/v1/${pluralPath(resource)}`;
+type GeneratedMigration = { className: string; fileName: string; source: string };
+
+/** The names one resource of the scaffold is written with. */
+interface Names {
+  name: string;
+  resource: string;
+  table: string;
+  Resource: string;
+  Ext: string;
+  folder: string;
+  path: string;
+  singular: string;
+  plural: string;
+  variable: string;
+}
+
+function namesOf(name: string, resource: string, table: string): Names {
   const { singular, plural } = rootKeys(resource);
-  const variable = camel(resource);
   return {
-    [`extensions/${name}/src/index.ts`]: `export * from './${name}.extension';
-export * from './${folder}/${resource}.entity';
-`,
-    [`extensions/${name}/src/${name}.extension.ts`]: `import { Extension } from '${SDK_PACKAGE}';
-import { ${Resource}Controller } from './${folder}/${resource}.controller';
-import { ${Resource} } from './${folder}/${resource}.entity';
+    name,
+    resource,
+    table,
+    Resource: pascal(resource),
+    Ext: `${pascal(name)}Extension`,
+    folder: pluralPath(resource),
+    path: `/${name}/int/v1/${pluralPath(resource)}`,
+    singular,
+    plural,
+    variable: camel(resource),
+  };
+}
+
+function extensionModule(n: Names, migration: GeneratedMigration): string {
+  return `import { Extension } from '${SDK_PACKAGE}';
+import { ${n.Resource}Controller } from './${n.folder}/${n.resource}.controller';
+import { ${n.Resource} } from './${n.folder}/${n.resource}.entity';
 import { ${migration.className} } from './migrations/${migration.fileName.replace(/\.ts$/, '')}';
 
-/** ${pascal(plural.replace(/_/g, '-'))}, served under /${name}/int/v1. */
+/** ${pascal(n.plural.replace(/_/g, '-'))}, served under /${n.name}/int/v1. */
 @Extension({
-  name: '${name}',
-  entities: [${Resource}],
+  name: '${n.name}',
+  entities: [${n.Resource}],
   migrations: [${migration.className}],
-  controllers: [${Resource}Controller],
+  controllers: [${n.Resource}Controller],
   events: [],
 })
-export class ${Ext} {}
-`,
-    [`extensions/${name}/src/${folder}/${resource}.entity.ts`]: `import { BaseResource, ResourceModel } from '${SDK_PACKAGE}';
+export class ${n.Ext} {}
+`;
+}
+
+function entitySource(n: Names): string {
+  return `import { BaseResource, ResourceModel } from '${SDK_PACKAGE}';
 import { Column, Entity } from 'typeorm';
 
 /**
  * The one declaration of the resource: its columns are its fields, their types and lengths its validation.
- * After changing it: npm run cli -- migration:generate ${name} <Name>, and list the migration in ${name}.extension.ts.
+ * After changing it: npm run cli -- migration:generate ${n.name} <Name>, and list the migration in ${n.name}.extension.ts.
+ * A new required column (NOT NULL, no default) must be sent by the create of test/${n.name}.e2e-spec.ts too.
  */
-@Entity('${table}')
-@ResourceModel('${resource}', { searchable: ['name'] })
-export class ${Resource} extends BaseResource {
+@Entity('${n.table}')
+@ResourceModel('${n.resource}', { searchable: ['name'] })
+export class ${n.Resource} extends BaseResource {
   @Column('varchar') name: string;
 }
-`,
-    [`extensions/${name}/src/${folder}/${resource}.controller.ts`]: `import { Resource } from '${SDK_PACKAGE}';
-import { ${Resource} } from './${resource}.entity';
+`;
+}
 
-@Resource(${Resource})
-export class ${Resource}Controller {}
-`,
-    [`extensions/${name}/src/migrations/${migration.fileName}`]: migration.source,
-    [`test/${name}.e2e-spec.ts`]: `import { ${Ext} } from '${EXTENSION_SCOPE}/${name}';
+/** The e2e test: every call states the status it expects and, when another comes, fails showing the body. */
+function testSource(n: Names): string {
+  const one = `\`\${path}/\${${n.variable}.uuid}\``;
+  return `import { ${n.Ext} } from '${EXTENSION_SCOPE}/${n.name}';
 import { createCompany, TestCompany } from './support/accounts';
 import { http } from './support/http';
 import { startApi, TestApi } from './support/test-app';
 
-describe('${name}: ${pluralPath(resource)}', () => {
-  const path = '${path}';
+describe('${n.name}: ${n.folder}', () => {
+  const path = '${n.path}';
   let api: TestApi;
   let acme: TestCompany;
-  const call = (method: string, url: string, body?: unknown) => http(api.url, method, url, { key: acme.key, body });
+  /** The response, or a failure showing its body (a 422 names each field) when the status is not \`status\`. */
+  const call = async (method: string, url: string, status: number, body?: unknown) => {
+    const res = await http(api.url, method, url, { key: acme.key, body });
+    if (res.status !== status) {
+      throw new Error(\`\${method} \${url}: expected \${status}, got \${res.status} \${JSON.stringify(res.body, null, 2)}\`);
+    }
+    return res;
+  };
 
   beforeAll(async () => {
-    api = await startApi({ extensions: [${Ext}] });
+    api = await startApi({ extensions: [${n.Ext}] });
     acme = await createCompany(api);
   });
   afterAll(() => api.close());
 
   it('serves the five routes', async () => {
-    const created = await call('POST', path, { ${singular}: { name: 'First' } });
-    expect(created.status).toBe(201);
-    const ${variable} = created.body.${singular};
-    expect(${variable}).toMatchObject({ name: 'First', company_uuid: acme.uuid });
+    const ${n.variable} = (await call('POST', path, 201, { ${n.singular}: { name: 'First' } })).body.${n.singular};
+    expect(${n.variable}).toMatchObject({ name: 'First', company_uuid: acme.uuid });
 
-    expect((await call('GET', path)).body.${plural}).toEqual([${variable}]);
-    expect((await call('GET', \`\${path}/\${${variable}.uuid}\`)).body).toEqual({ ${singular}: ${variable} });
-    const updated = await call('PUT', \`\${path}/\${${variable}.uuid}\`, { ${singular}: { name: 'Second' } });
-    expect(updated.body.${singular}.name).toBe('Second');
-    expect((await call('DELETE', \`\${path}/\${${variable}.uuid}\`)).status).toBe(200);
-    expect((await call('GET', \`\${path}/\${${variable}.uuid}\`)).status).toBe(404);
+    expect((await call('GET', path, 200)).body.${n.plural}).toEqual([${n.variable}]);
+    expect((await call('GET', ${one}, 200)).body).toEqual({ ${n.singular}: ${n.variable} });
+    const updated = await call('PUT', ${one}, 200, { ${n.singular}: { name: 'Second' } });
+    expect(updated.body.${n.singular}.name).toBe('Second');
+    await call('DELETE', ${one}, 200);
+    await call('GET', ${one}, 404);
   });
 
   it('refuses invalid input with 422', async () => {
-    const res = await call('POST', path, { ${singular}: {} });
-    expect(res.status).toBe(422);
+    const res = await call('POST', path, 422, { ${n.singular}: {} });
     expect(res.body.errors[0].source.pointer).toBe('/data/attributes/name');
   });
 });
+`;
+}
+
+function files(n: Names, migration: GeneratedMigration): Record<string, string> {
+  const src = `extensions/${n.name}/src`;
+  return {
+    [`${src}/index.ts`]: `export * from './${n.name}.extension';
+export * from './${n.folder}/${n.resource}.entity';
 `,
+    [`${src}/${n.name}.extension.ts`]: extensionModule(n, migration),
+    [`${src}/${n.folder}/${n.resource}.entity.ts`]: entitySource(n),
+    [`${src}/${n.folder}/${n.resource}.controller.ts`]: `import { Resource } from '${SDK_PACKAGE}';
+import { ${n.Resource} } from './${n.resource}.entity';
+
+@Resource(${n.Resource})
+export class ${n.Resource}Controller {}
+`,
+    [`${src}/migrations/${migration.fileName}`]: migration.source,
+    [`test/${n.name}.e2e-spec.ts`]: testSource(n),
   };
 }
 
@@ -161,7 +202,7 @@ export async function newExtension(config: AppConfig, args: ParsedArgs): Promise
     generateMigration(dataSource, manifests, name, `Create${pascal(pluralPath(resource))}`),
   );
   if (!migration) throw new Error(`table "${table}" already exists`);
-  for (const [file, source] of Object.entries(files(name, resource, table, migration))) {
+  for (const [file, source] of Object.entries(files(namesOf(name, resource, table), migration))) {
     const target = join(root, file);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, await formatSource(target, source));

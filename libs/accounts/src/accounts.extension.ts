@@ -6,12 +6,14 @@ import { ApiKeysController } from './api-keys.controller';
 import { Company } from './company.entity';
 import { CreateCompaniesAndApiKeys1700000000000 } from './migrations/1700000000000-create-companies-and-api-keys';
 import { CreatePortalSessions1700000000006 } from './migrations/1700000000006-create-portal-sessions';
+import { NotifyApiKeyChanges1700000000008 } from './migrations/1700000000008-notify-api-key-changes';
+import { ApiKeyRevocations } from './api-key-revocations';
 import { PortalSession } from './portal-session.entity';
 import { PortalSessionsController } from './portal-sessions.controller';
 import { PortalSessionsService } from './portal-sessions.service';
 import { KeyAuthenticator } from './key-authenticator';
 import { SessionController } from './session.controller';
-import { AUTHENTICATOR, Extension } from '@wharf/core';
+import { APP_CONFIG, AUTHENTICATOR, AppConfig, Extension } from '@wharf/core';
 
 /**
  * Companies, their API keys and portal sessions, with the routes that manage them (`/int/v1/api-keys`,
@@ -22,13 +24,18 @@ import { AUTHENTICATOR, Extension } from '@wharf/core';
   name: 'accounts',
   namespace: 'int/v1',
   entities: [Company, ApiKey, PortalSession],
-  migrations: [CreateCompaniesAndApiKeys1700000000000, CreatePortalSessions1700000000006],
+  migrations: [
+    CreateCompaniesAndApiKeys1700000000000,
+    CreatePortalSessions1700000000006,
+    NotifyApiKeyChanges1700000000008,
+  ],
   controllers: [ApiKeysController, PortalSessionsController, SessionController],
   providers: [
     {
       provide: AccountsService,
-      useFactory: (dataSource: DataSource) => new AccountsService(dataSource),
-      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource, config: AppConfig) =>
+        new AccountsService(dataSource, new ApiKeyRevocations(config.databaseUrl)),
+      inject: [getDataSourceToken(), APP_CONFIG],
     },
     {
       provide: PortalSessionsService,

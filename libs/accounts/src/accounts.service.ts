@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
+import { ApiKeyRevocations } from './api-key-revocations';
 
 export interface ApiKeySummary {
   /** The same value as uuid, as on every record. */
@@ -29,12 +30,26 @@ export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 /** Companies and their API keys: used by the CLI, the key management routes and the auth guard. */
 export class AccountsService {
-  // By the key as sent: a hit costs no hash (the hash is kept to drop the entry when its key is revoked).
-  private readonly cache = new Map<string, { caller: Caller; hash: string; until: number }>();
+  // By the key as sent: a hit costs no hash.
+  private readonly cache = new Map<string, { caller: Caller; until: number }>();
   private readonly lastUsedWrites = new Map<string, number>();
   private readonly active = new Map<string, { active: boolean; until: number }>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  /** Without `revocations` (the CLI) keys are looked up every time: only a process that hears them caches. */
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly revocations?: ApiKeyRevocations,
+  ) {
+    revocations?.onChange(() => {
+      this.cache.clear();
+      this.active.clear();
+    });
+  }
+
+  /** Stops listening for revocations (the api's shutdown). */
+  onApplicationShutdown(): void {
+    this.revocations?.close();
+  }
 
   async createCompany(name: string): Promise<{ company: { uuid: string; name: string }; api_key: string }> {
     return this.dataSource.transaction(async (manager) => {
@@ -85,23 +100,26 @@ export class AccountsService {
   /** Revokes a key (of the company, when given); returns it, or undefined when there is no such key. */
   async revokeApiKey(uuid: string, companyUuid?: string): Promise<ApiKeySummary | undefined> {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) return undefined;
-    const [[row]] = await this.dataSource.query(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()), updated_at = now()
-       WHERE uuid = $1 ${companyUuid ? 'AND company_uuid = $2' : ''} RETURNING ${SUMMARY}, key_hash`,
-      companyUuid ? [uuid, companyUuid] : [uuid],
-    );
-    if (!row) return undefined;
-    for (const [key, entry] of this.cache) if (entry.hash === row.key_hash) this.cache.delete(key);
-    this.active.delete(row.uuid);
-    delete row.key_hash;
+    // Every api process drops the key on the trigger's NOTIFY; the answer waits until this one hears it.
+    const notice = this.revocations?.expect(uuid.toLowerCase());
+    const [[row]] = await this.dataSource
+      .query(
+        `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()), updated_at = now()
+       WHERE uuid = $1 ${companyUuid ? 'AND company_uuid = $2' : ''} RETURNING ${SUMMARY}`,
+        companyUuid ? [uuid, companyUuid] : [uuid],
+      )
+      .finally(() => this.revocations?.invalidate());
+    if (!row) notice?.cancel();
+    await notice?.heard;
     return row;
   }
 
   /** The caller behind a key, or undefined. Malformed keys never reach the database. */
   async authenticate(key: string): Promise<Caller | undefined> {
-    const cached = this.cache.get(key);
+    const cached = this.caching() ? this.cache.get(key) : undefined;
     if (cached && cached.until > Date.now()) return cached.caller;
     if (!isWellFormedApiKey(key)) return undefined;
+    const generation = this.revocations?.generation;
     const hash = hashApiKey(key);
     const [row] = await this.dataSource.query(
       'SELECT uuid, company_uuid, key_hash, platform FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
@@ -109,23 +127,37 @@ export class AccountsService {
     );
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
     const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid, platform: row.platform === true };
-    if (cached) this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
-    this.cache.set(key, { caller, hash, until: Date.now() + CACHE_MS });
-    this.evictExpired();
+    if (this.cacheable(generation)) {
+      if (cached) this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
+      this.cache.set(key, { caller, until: Date.now() + CACHE_MS });
+      this.evictExpired();
+    }
     this.touch(caller.apiKeyUuid);
     return caller;
   }
 
   /** Whether a key still authenticates (for long-lived streams; cached like authenticate). */
   async isActive(apiKeyUuid: string): Promise<boolean> {
-    const cached = this.active.get(apiKeyUuid);
+    const cached = this.caching() ? this.active.get(apiKeyUuid) : undefined;
     if (cached && cached.until > Date.now()) return cached.active;
+    const generation = this.revocations?.generation;
     const rows = await this.dataSource.query(
       'SELECT 1 FROM api_keys WHERE uuid = $1 AND revoked_at IS NULL',
       [apiKeyUuid],
     );
-    this.active.set(apiKeyUuid, { active: rows.length > 0, until: Date.now() + CACHE_MS });
+    if (this.cacheable(generation))
+      this.active.set(apiKeyUuid, { active: rows.length > 0, until: Date.now() + CACHE_MS });
     return rows.length > 0;
+  }
+
+  /** Whether the caches may be used: only while this process hears revocations. */
+  private caching(): boolean {
+    return this.revocations?.trusted() === true;
+  }
+
+  /** Whether what a lookup begun under `generation` read may be cached: no change was heard since. */
+  private cacheable(generation: number | undefined): boolean {
+    return this.caching() && generation === this.revocations?.generation;
   }
 
   /** Drops the expired entries at the front (insertion order is expiry order). */

@@ -5,3 +5,4 @@ export * from './api-key.format';
 export * from './company.entity';
 export * from './portal-session.entity';
 export * from './portal-sessions.service';
+export * from './api-key-revocations';

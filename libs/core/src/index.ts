@@ -16,6 +16,7 @@ export * from './extensions/extension.decorator';
 export * from './host/extension-checks';
 export * from './extensions/extension-error';
 export * from './extensions/extension-loader';
+export * from './extensions/migration-files.check';
 export * from './extensions/shared-modules';
 export * from './health/health.module';
 export * from './host/core.extension';

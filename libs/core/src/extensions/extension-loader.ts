@@ -1,14 +1,27 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Type } from '@nestjs/common';
 import { getMetadataArgsStorage } from 'typeorm';
 import { ConfigError } from '../config/config';
 import { resourceModel } from '../resources/resource-model.decorator';
 import { extensionManifest, isExtension } from './extension.decorator';
+import { recordMigrationsDir } from './migration-files.check';
 import { shareHostModules } from './shared-modules';
 
 /** Where the repository's own extensions live (the same relative place in src and in dist). */
 export const LOCAL_EXTENSIONS_DIR = resolve(__dirname, '../../../../extensions');
+
+/** The sources of the repository's extensions, where `migration:generate` writes (dist/ is compiled from them). */
+const SOURCE_EXTENSIONS_DIR =
+  basename(dirname(LOCAL_EXTENSIONS_DIR)) === 'dist'
+    ? resolve(LOCAL_EXTENSIONS_DIR, '../../extensions')
+    : LOCAL_EXTENSIONS_DIR;
+
+/** `migrations/` beside the extension's entry: in its sources when this is a build of the repository. */
+function migrationsDir(local: string | undefined, entry: string): string {
+  const source = local && join(SOURCE_EXTENSIONS_DIR, local, 'src');
+  return join(source && existsSync(source) ? source : dirname(entry), 'migrations');
+}
 
 function localExtensionNames(): string[] {
   if (!existsSync(LOCAL_EXTENSIONS_DIR)) return [];
@@ -26,10 +39,13 @@ function localExtensionNames(): string[] {
 function requireExtension(specifier: string): Type {
   const local = specifier.replace(/^@wharf\//, '');
   const localPath = join(LOCAL_EXTENSIONS_DIR, local, 'src');
+  const isLocal = /^[a-z0-9-]+$/.test(local) && existsSync(localPath);
   let loaded: Record<string, unknown>;
+  let entry: string;
   try {
+    entry = require.resolve(isLocal ? localPath : specifier);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    loaded = require(/^[a-z0-9-]+$/.test(local) && existsSync(localPath) ? localPath : specifier);
+    loaded = require(entry);
   } catch (error) {
     throw new ConfigError(
       'EXTENSIONS',
@@ -42,6 +58,7 @@ function requireExtension(specifier: string): Type {
       'EXTENSIONS',
       `names "${specifier}", which exports no @Extension() module of this host (an extension must not bundle its own @wharf/core: declare it as a peer dependency)`,
     );
+  recordMigrationsDir(found, migrationsDir(isLocal ? local : undefined, entry));
   return found;
 }
 

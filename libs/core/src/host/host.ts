@@ -3,6 +3,7 @@ import { AppConfig } from '../config/config';
 import { ExtensionManifest, extensionManifest } from '../extensions/extension.decorator';
 import { checkExtensions } from './extension-checks';
 import { assertNoConflicts, loadExtensions } from '../extensions/extension-loader';
+import { checkMigrationFiles } from '../extensions/migration-files.check';
 import type { ResourceDefinition } from '../resources/resource-definition';
 import { CoreExtension } from './core.extension';
 
@@ -32,6 +33,7 @@ export function composeHost(config: AppConfig, builtIns: Type[] = [], extensions
   const modules = [CoreExtension, ...builtIns, ...(extensions ?? loadExtensions(config.extensions))];
   assertNoConflicts(modules);
   checkExtensions(modules);
+  checkMigrationFiles(modules);
   const manifests = modules.map((module) => extensionManifest(module));
   for (const manifest of manifests) {
     for (const entity of manifest.entities ?? []) namespaces.set(entity, manifest.namespace);
