@@ -1,11 +1,16 @@
+import { execFile } from 'node:child_process';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { promisify } from 'node:util';
 import { TestCompany, createCompany } from './support/accounts';
-import { http } from './support/http';
+import { eventually, http } from './support/http';
 import { TestApi, startApi } from './support/test-app';
 import { Receiver } from './support/receiver';
 import { createEndpoint } from './support/webhooks';
 
 const JSON_TYPE = 'application/json';
+const TOO_LARGE = 'The body is larger than the 1 MiB limit.';
+const MiB = 1024 * 1024;
 
 /** One request as a client writes it, headers exactly as given; the body (if any) in one write. */
 function raw(
@@ -26,7 +31,33 @@ function raw(
   });
 }
 
-describe('request bodies: empty ones where none is needed', () => {
+/**
+ * Node's fetch posting `sizeMiB` of JSON `tries` times from a process of its own (in this process, client
+ * and server share an event loop and the upload never races the answer): each answer's status and detail,
+ * or how the request failed.
+ */
+async function fetchOversize(url: string, key: string, sizeMiB: number, tries: number): Promise<string[]> {
+  const script = `
+    const [url, key, size, tries] = process.argv.slice(1);
+    (async () => {
+      const body = JSON.stringify({ name: 'x'.repeat(Number(size) * ${MiB}) });
+      const out = [];
+      for (let i = 0; i < Number(tries); i++) {
+        try {
+          const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ' + key }, body });
+          out.push(res.status + ' ' + JSON.parse(await res.text()).errors[0].detail);
+        } catch (error) {
+          out.push('failed: ' + (error.cause?.code ?? error.message));
+        }
+      }
+      console.log(JSON.stringify(out));
+    })();`;
+  const args = ['-e', script, url, key, String(sizeMiB), String(tries)];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1024 * 1024 });
+  return JSON.parse(stdout) as string[];
+}
+
+describe('request bodies: empty ones where none is needed, oversize ones answered', () => {
   let api: TestApi;
   let acme: TestCompany;
   const L = '/int/v1/locations';
@@ -115,6 +146,85 @@ describe('request bodies: empty ones where none is needed', () => {
         ]);
       }
       expect((await http(api.url, 'GET', L, { key: acme.key })).body.meta.total).toBe(before + 1);
+    });
+  });
+
+  describe('a body over the limit', () => {
+    it('is answered 413 saying the limit, and Node fetch gets that answer every time (2 and 8 MiB)', async () => {
+      for (const size of [2, 8]) {
+        const answers = await fetchOversize(`${api.url}${L}`, acme.key, size, 20);
+        expect([size, answers]).toEqual([size, Array(20).fill(`413 ${TOO_LARGE}`)]);
+      }
+    });
+
+    it('announced by content-length: answered, then read to its end on a connection kept open', async () => {
+      const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      // The answers so far are whole once the last one's JSON body has arrived.
+      const answer = (count: number) =>
+        eventually(async () => received.split('HTTP/1.1 ').length > count && received.endsWith('}'));
+      const write = (data: string | Buffer) =>
+        new Promise<void>((resolve, reject) =>
+          socket.write(data, (error) => (error ? reject(error) : resolve())),
+        );
+      await write(
+        `POST ${L} HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nAuthorization: Bearer ${acme.key}\r\n` +
+          `Content-Length: ${8 * MiB}\r\n\r\n`,
+      );
+      await answer(1);
+      expect(received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(received).not.toMatch(/connection: close/i);
+      expect(received).toContain(TOO_LARGE);
+      // The rest of the body still arrives, and the same connection serves the next request.
+      for (let sent = 0; sent < 8 * MiB; sent += 256 * 1024) await write(Buffer.alloc(256 * 1024, 0x20));
+      await write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      await answer(2);
+      expect(received.split('HTTP/1.1 ')[2]).toMatch(/^200 /);
+      socket.destroy();
+    });
+
+    it('announced over 16 times the limit: answered at once, and the connection closed', async () => {
+      const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write(
+        `POST ${L} HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nAuthorization: Bearer ${acme.key}\r\n` +
+          `Content-Length: ${16 * MiB + 1}\r\n\r\n`,
+      );
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(received).toMatch(/connection: close/i);
+      expect(received).toContain(TOO_LARGE);
+    });
+
+    it('sent chunked: read to its end, then answered 413 saying the limit', async () => {
+      const answered = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(`${api.url}${L}`, {
+          method: 'POST',
+          headers: { ...auth(), 'content-type': JSON_TYPE, 'transfer-encoding': 'chunked' },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on('error', reject);
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let left = 48; // 3 MiB
+        const more = () => {
+          while (left > 0) if (!req.write(chunk) || --left === 0) break;
+          if (left === 0) req.end();
+          else req.once('drain', () => (--left, more()));
+        };
+        more();
+      });
+      expect(answered.status).toBe(413);
+      expect(JSON.parse(answered.text).errors[0]).toMatchObject({
+        detail: TOO_LARGE,
+        meta: { limit_bytes: MiB },
+      });
     });
   });
 });

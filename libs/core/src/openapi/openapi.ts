@@ -5,6 +5,7 @@ import { OPENAPI_KEYS_ONLY } from '../auth/access.decorator';
 import { OPENAPI_PUBLIC } from '../auth/public.decorator';
 import { PORTAL_COOKIE } from '../auth/portal-sessions.service';
 import { errorObject } from '../http/api-error';
+import { BODY_LIMIT, byteSize } from '../http/body-limit';
 import { attributePointer } from '../http/pointer';
 import { EXACT_TOTAL_LIMIT } from '../resources/list-query';
 import { pluralAlias, pluralPath } from '../resources/naming';
@@ -37,7 +38,7 @@ const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
     'A unique value is taken, or the record is still in use (a driver on active orders), or a stored ' +
       'secret cannot be opened with the configured keys.',
   ],
-  '413': ['PayloadTooLarge', 'The body is larger than 1 MiB.'],
+  '413': ['PayloadTooLarge', `The body is larger than ${byteSize(BODY_LIMIT)}.`],
   '415': ['UnsupportedMediaType', 'A body was sent that is not JSON.'],
   '422': [
     'UnprocessableEntity',
