@@ -97,7 +97,7 @@ describe('HTTP conventions: Location, 405 + Allow, OPTIONS, ETag/304', () => {
     expect(unknown.headers.get('content-type')).toMatch(/^application\/json/);
     expect(unknown.body.errors[0]).toMatchObject({
       status: '404',
-      detail: 'No route OPTIONS /nothing-here.',
+      detail: 'No route OPTIONS "/nothing-here".',
     });
     // A real preflight is still CORS's.
     const preflight = await http(api.url, 'OPTIONS', WAREHOUSES, {

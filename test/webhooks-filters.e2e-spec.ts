@@ -123,6 +123,36 @@ describe('webhooks: payload filters evaluated at fan-out', () => {
     expect(row).toEqual({ filter: null, filter_path: null, description: null });
   });
 
+  it('$in takes as many values as a 4 KiB filter holds; a value of the wrong kind is refused at its index', async () => {
+    const references = Array.from({ length: 215 }, (_, i) => `ref-${i}`);
+    const uuid = await filtered('/many', { 'data.reference': { $in: references } });
+    const test = (reference: string) =>
+      http(api.url, 'POST', `${E}/${uuid}/filter-test`, {
+        key: acme.key,
+        body: { event: { event: 'order.created', data: { reference } } },
+      });
+    expect((await test('ref-214')).body).toMatchObject({ matches: true, failed_clause: null });
+    expect((await test('ref-215')).body).toMatchObject({
+      matches: false,
+      failed_clause: { pointer: '/data.reference/$in' },
+    });
+    const refused = await http(api.url, 'PUT', `${E}/${uuid}`, {
+      key: acme.key,
+      body: { webhook_endpoint: { filter: { 'data.reference': { $nin: [...references, { a: 1 }] } } } },
+    });
+    expect([refused.status, refused.body.errors]).toEqual([
+      422,
+      [
+        expect.objectContaining({
+          detail: '$nin takes an array of strings, numbers, booleans or null; this value is an object.',
+          source: { pointer: '/data/attributes/filter/data.reference/$nin/215' },
+        }),
+      ],
+    ]);
+    const [row] = await sql(api, 'SELECT filter FROM webhook_endpoints WHERE uuid = $1', [uuid]);
+    expect(row.filter).toEqual({ 'data.reference': { $in: references } });
+  });
+
   it('filter-test answers whether an event matches and which clause failed; a draft is checked like a save', async () => {
     const uuid = await filtered('/ft', {
       'data.status': { $in: ['completed', 'canceled'] },

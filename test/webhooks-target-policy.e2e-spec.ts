@@ -78,6 +78,50 @@ describe('webhooks: target policy with private targets not allowed', () => {
     ).toHaveLength(0);
   });
 
+  it('quotes a host that ends with its root dot, in the URL and in a token URL alike', async () => {
+    const acme = await createCompany(api, 'Dotted');
+    const response = await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+      key: acme.key,
+      body: {
+        webhook_endpoint: {
+          url: 'https://localhost./x',
+          auth: {
+            type: 'oauth2_client_credentials',
+            token_url: 'https://db.internal./token',
+            client_id: 'c',
+            client_secret: 's',
+          },
+        },
+      },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors.map((e: { detail: string }) => e.detail)).toEqual([
+      'The URL is not allowed: loopback host name "localhost.".',
+      'The token URL is not allowed: private-use host name "db.internal.".',
+    ]);
+    // Other messages that end with a value from the request quote it the same way.
+    const field = await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+      key: acme.key,
+      body: {
+        webhook_endpoint: {
+          url: 'https://hooks.example.com/x',
+          auth: { type: 'bearer', token: 't', 'ttl.': 1 },
+        },
+      },
+    });
+    expect(field.body.errors[0].detail).toBe('auth of type bearer has no field "ttl.".');
+    const event = await http(api.url, 'GET', '/int/v1/events/evt_1./routing', { key: acme.key });
+    expect([event.status, event.body.errors[0].detail]).toEqual([404, 'No stored event "evt_1.".']);
+    const route = await http(api.url, 'GET', '/int/v1/webhook-endpoints.', { key: acme.key });
+    expect([route.status, route.body.errors[0].detail]).toEqual([
+      404,
+      'No route GET "/int/v1/webhook-endpoints.".',
+    ]);
+    expect(
+      await sql(api, 'SELECT 1 FROM webhook_endpoints WHERE company_uuid = $1', [acme.uuid]),
+    ).toHaveLength(0);
+  });
+
   it('refuses to enable an endpoint whose stored URL the policy now refuses, and leaves it disabled', async () => {
     const acme = await createCompany(api, 'Enable');
     const { endpoint } = await api.app
@@ -99,7 +143,7 @@ describe('webhooks: target policy with private targets not allowed', () => {
       },
     );
     expect(response.status).toBe(422);
-    expect(response.body.errors[0].detail).toMatch(/single-label host name intranet/);
+    expect(response.body.errors[0].detail).toMatch(/single-label host name "intranet"/);
     const [row] = await sql(api, 'SELECT status FROM webhook_endpoints WHERE uuid = $1', [endpoint.uuid]);
     expect(row.status).toBe('disabled');
   });
@@ -179,7 +223,7 @@ describe('webhooks: target policy with private targets not allowed', () => {
       return row;
     });
     expect(log).toEqual({
-      error: expect.stringMatching(/^blocked: loopback host name localhost\./),
+      error: expect.stringMatching(/^blocked: loopback host name "localhost\."/),
       response_status: null,
     });
   });

@@ -10,7 +10,11 @@ export const FAN_OUT_BATCH = 500;
 
 /** A payload filter's JSON is at most this: small enough to compile and evaluate per event at fan-out. */
 export const FILTER_MAX_BYTES = 4 * 1024;
-/** $and/$or/$not nest at most this deep, and each list holds at most FILTER_MAX_LIST items ($in too). */
+/**
+ * $and/$or/$not nest at most this deep, and $and/$or hold at most FILTER_MAX_LIST filters. $in/$nin lists
+ * have no count of their own: every value costs at least two bytes of the filter, so FILTER_MAX_BYTES bounds
+ * the values one filter compares an event with, in one list or spread over a $or of lists alike.
+ */
 export const FILTER_MAX_DEPTH = 8;
 export const FILTER_MAX_LIST = 100;
 

@@ -1,3 +1,4 @@
+import { NotFoundException } from '@nestjs/common';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { toErrorResponse } from './error-response';
@@ -24,5 +25,12 @@ describe('toErrorResponse', () => {
     expect(response.status).toBe(500);
     expect(JSON.stringify(response.body)).not.toContain('secret_table');
     expect(response.body.errors[0].detail).toContain('req-42');
+  });
+
+  it('names the path no route serves in quotes, without its query: it may end with a period', () => {
+    const detail = (message: string) =>
+      toErrorResponse(new NotFoundException(message), 'r1').body.errors[0].detail;
+    expect(detail('Cannot GET /int/v1/locations.?limit=1')).toBe('No route GET "/int/v1/locations.".');
+    expect(detail('Cannot find that')).toBe('Cannot find that');
   });
 });

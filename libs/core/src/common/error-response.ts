@@ -76,6 +76,11 @@ export function methodNotAllowed(method: string, url: string, allow: string[]): 
   };
 }
 
+/** The detail of a 404 for a path no route serves: the path is quoted, as it may end with a period. */
+export function noRouteDetail(method: string, url: string): string {
+  return `No route ${method} ${JSON.stringify(url.split('?')[0])}.`;
+}
+
 /** Maps anything thrown while handling a request to the JSON:API error format. */
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (error instanceof ApiError) {
@@ -89,10 +94,8 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
         ? ([] as string[]).concat((response as { message: string | string[] }).message).join('; ')
         : error.message;
     if (status >= 500) return internal(error, requestId);
-    return single(
-      status,
-      status === 404 && /^Cannot /.test(message) ? `${message.replace(/^Cannot /, 'No route ')}.` : message,
-    );
+    const noRoute = status === 404 ? /^Cannot ([A-Z]+) (\/.*)$/s.exec(message) : null;
+    return single(status, noRoute ? noRouteDetail(noRoute[1], noRoute[2]) : message);
   }
   // Through TypeORM errors arrive wrapped; statements sent on pg's own clients raise DatabaseError.
   if (error instanceof QueryFailedError || error instanceof DatabaseError) {

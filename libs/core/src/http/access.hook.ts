@@ -45,7 +45,11 @@ function unauthorized(detail: string): ApiError {
  */
 export function addRouteConfig(
   app: NestFastifyApplication,
-  config: (controller: Type, handler: (...args: unknown[]) => unknown) => Record<string, unknown>,
+  config: (
+    controller: Type,
+    handler: (...args: unknown[]) => unknown,
+    method: string,
+  ) => Record<string, unknown>,
 ): void {
   for (const module of app.get(ModulesContainer).values()) {
     for (const { metatype } of module.controllers.values()) {
@@ -59,7 +63,7 @@ export function addRouteConfig(
           const own = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined;
           Reflect.defineMetadata(
             FASTIFY_ROUTE_CONFIG_METADATA,
-            { ...own, ...config(metatype as Type, handler as (...args: unknown[]) => unknown) },
+            { ...own, ...config(metatype as Type, handler as (...args: unknown[]) => unknown, name) },
             handler,
           );
         }

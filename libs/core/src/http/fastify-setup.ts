@@ -5,13 +5,15 @@ import type { Socket } from 'node:net';
 import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorObject } from '../common/api-error';
+import { BODY_LIMIT, limitBodies } from './body-limit';
+import { markBodyRoutes, needsBodyOf } from './body-routes';
 import { checkQuery, parseJsonBody } from './input-guard';
 import { JsonText } from '../common/json-text';
 import { lazyChildLogger } from '../logging/logger';
 import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
-export const BODY_LIMIT = 1024 * 1024;
+export { BODY_LIMIT };
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -24,6 +26,8 @@ export function requestId(req: IncomingMessage): string {
 function hasBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
+
+const isBlank = (text: string) => /^\s*$/.test(text);
 
 function isJson(contentType: string | undefined): boolean {
   return contentType !== undefined && JSON_TYPE.test(contentType);
@@ -112,18 +116,24 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
 /**
  * Wire-level conventions that live below Nest's router: JSON bodies only, request ids, and
  * the one place hostile input is refused for every route (resources, custom routes, management API):
- * over-deep bodies (400, before parsing), NUL and lone surrogates in any body string or key (422) or query
- * parameter (400). Create the Nest app with `bodyParser: false`: this parser replaces Nest's.
- * Fastify's own errors (413, 415, bad JSON) reach the global AllExceptionsFilter through Nest's error handler.
+ * oversize bodies (413, body-limit.ts), over-deep ones (400, before parsing), NUL and lone surrogates in any
+ * body string or key (422) or query parameter (400); an empty body is none where the route needs none
+ * (body-routes.ts). Create the Nest app with `bodyParser: false`: this parser replaces Nest's.
+ * Fastify's own errors (415, bad JSON) reach the global AllExceptionsFilter through Nest's error handler.
  */
 export function configureHttp(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
+  markBodyRoutes(app);
+  limitBodies(fastify, BODY_LIMIT);
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    (_request, text, done) => {
+    (request, text, done) => {
       try {
-        done(null, parseJsonBody(text as string));
+        done(
+          null,
+          !needsBodyOf(request) && isBlank(text as string) ? undefined : parseJsonBody(text as string),
+        );
       } catch (error) {
         done(error as Error, undefined);
       }

@@ -5,6 +5,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type FindMyWay from 'find-my-way';
 import { errorObject } from '../common/api-error';
+import { noRouteDetail } from '../common/error-response';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -121,7 +122,7 @@ export function configureHttpConventions(app: NestFastifyApplication): void {
       .code(404)
       .header('x-request-id', request.id)
       .type('application/json; charset=utf-8')
-      .send(JSON.stringify({ errors: [errorObject(404, `No route OPTIONS ${request.url.split('?')[0]}.`)] }));
+      .send(JSON.stringify({ errors: [errorObject(404, noRouteDetail('OPTIONS', request.url))] }));
   });
 
   // A body built as JSON text comes as a Buffer (JsonText.bytes), any other as a string.

@@ -5,6 +5,7 @@ import { OPENAPI_KEYS_ONLY } from '../access/access.decorator';
 import { OPENAPI_PUBLIC } from '../access/public.decorator';
 import { PORTAL_COOKIE } from '../access/authenticator';
 import { errorObject } from '../common/api-error';
+import { BODY_LIMIT, byteSize } from '../common/body-size';
 import { attributePointer } from '../common/pointer';
 import { EXACT_TOTAL_LIMIT } from '../resources/list-query';
 import { pluralAlias, pluralPath } from '../resources/naming';
@@ -37,7 +38,7 @@ const ERROR_RESPONSES: Record<string, [name: string, description: string]> = {
     'A unique value is taken, or the record is still in use (a driver on active orders), or a stored ' +
       'secret cannot be opened with the configured keys.',
   ],
-  '413': ['PayloadTooLarge', 'The body is larger than 1 MiB.'],
+  '413': ['PayloadTooLarge', `The body is larger than ${byteSize(BODY_LIMIT)}.`],
   '415': ['UnsupportedMediaType', 'A body was sent that is not JSON.'],
   '422': [
     'UnprocessableEntity',

@@ -5,6 +5,7 @@ import { ValidationError, getMetadataStorage, validateSync } from 'class-validat
 import { ApiError, ErrorObject, errorObject } from '../common/api-error';
 import { ATTRIBUTES_POINTER, BODY_POINTER } from '../common/pointer';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
+import { firstProblem } from './type-first';
 
 /**
  * Fields a client may echo back from a read; they are ignored on write (company_uuid comes from the key),
@@ -32,7 +33,7 @@ function detailOf(error: ValidationError, resource: string): string | undefined 
   const constraints = error.constraints ?? {};
   if ('whitelistValidation' in constraints) return `${error.property} is not a field of ${resource}.`;
   if (error.value === undefined || error.value === null) return `${error.property} is required.`;
-  const first = Object.values(constraints)[0];
+  const first = firstProblem(constraints);
   return first === undefined ? undefined : `${first}.`;
 }
 
@@ -112,12 +113,12 @@ export function validateDto(
   const instance = transformed
     ? plainToInstance(dto, known)
     : Object.assign(new (dto as new () => object)(), known);
+  // Every failed rule of a field, not the first to run: detailOf reports the one that says most.
   flatten(
     validateSync(instance as object, {
       whitelist: true,
       forbidNonWhitelisted: true,
       skipMissingProperties: partial,
-      stopAtFirstError: true,
     }),
     pointer,
     errors,

@@ -38,7 +38,7 @@ function rulesOf(column: ColumnMetadata, type: string): PropertyDecorator[] {
   if (type === 'text') return [IsString()];
   if (type in INT_RANGE) return [IsInt(), Min(INT_RANGE[type][0]), Max(INT_RANGE[type][1])];
   if (['double precision', 'real', 'numeric'].includes(type))
-    return [IsNumber({ allowNaN: false, allowInfinity: false })];
+    return [IsNumber({ allowNaN: false, allowInfinity: false }, { message: '$property must be a number' })];
   if (type === 'boolean') return [IsBoolean()];
   if (type === 'uuid') return [IsUUID()];
   if (type.startsWith('timestamp') || type === 'date') return [IsISO8601()];

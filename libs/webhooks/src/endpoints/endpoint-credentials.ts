@@ -81,7 +81,9 @@ function authProblems(auth: unknown, refusal: (url: string) => string | undefine
   const errors: ErrorObject[] = [];
   for (const key of Object.keys(record))
     if (key !== 'type' && !required.includes(key) && !optional.includes(key))
-      errors.push(problem(`auth of type ${String(record.type)} has no field ${key}.`, 'auth', key));
+      errors.push(
+        problem(`auth of type ${String(record.type)} has no field ${JSON.stringify(key)}.`, 'auth', key),
+      );
   for (const key of [...required, ...optional]) {
     const value = record[key];
     if (value === undefined && optional.includes(key)) continue;

@@ -51,7 +51,9 @@ export const describeType = (value: unknown) =>
       ? 'null'
       : unstorable(value)
         ? 'a string with NUL or a lone surrogate'
-        : typeof value;
+        : typeof value === 'object'
+          ? 'an object'
+          : `a ${typeof value}`;
 
 /** Every clause of a compiled filter, depth first, the whole filter first. */
 export function clausesOf(root: FilterClause): FilterClause[] {

@@ -51,8 +51,14 @@ describe('payload filter grammar', () => {
     [{ 'payload.status': 1 }, '/payload.status', /not a path/],
     [{ 'data.a b': 1 }, '/data.a b', /not a path/],
     [{ 'event.x': 1 }, '/event.x', /not a path/],
-    [{ 'data.x': { $in: 'a' } }, '/data.x/$in', /\$in takes an array/],
-    [{ 'data.x': { $gt: true } }, '/data.x/$gt', /a number or a string/],
+    [
+      { 'data.x': { $in: 'a' } },
+      '/data.x/$in',
+      /^\$in takes an array of strings, numbers, booleans or null, not a string\.$/,
+    ],
+    [{ 'data.x': { $nin: [] } }, '/data.x/$nin', /^\$nin takes an array .*, not an empty one\.$/],
+    [{ 'data.x': { $in: [1, 'a', [2]] } }, '/data.x/$in/2', /; this value is an array\.$/],
+    [{ 'data.x': { $gt: true } }, '/data.x/$gt', /^\$gt takes a number or a string, not a boolean\.$/],
     [{ 'data.x': { $exists: 1 } }, '/data.x/$exists', /true or false/],
     [{ 'data.x': ['a'] }, '/data.x', /use \$in/],
     [{ 'data.x': {} }, '/data.x', /at least one operator/],
@@ -63,6 +69,21 @@ describe('payload filter grammar', () => {
     const error = refusal(filter);
     expect(error.pointer).toBe(pointer);
     expect(error.message).toMatch(message);
+  });
+
+  it('$in and $nin take as many values as 4 KiB of filter holds, not a count of their own', () => {
+    const references = Array.from({ length: 215 }, (_, i) => `ref-${i}`);
+    expect(compileFilter({ 'data.reference': { $in: references } })?.vars).toEqual({ v0: references });
+    expect(compileFilter({ 'data.n': { $nin: Array(2000).fill(0) } })?.vars.v0).toHaveLength(2000);
+    expect(refusal({ 'data.n': { $nin: Array(2100).fill(0) } })).toEqual({
+      pointer: '',
+      message: expect.stringMatching(/^A filter is at most 4096 bytes of JSON; this one is 42\d\d\.$/),
+    });
+    // $and and $or keep a count: each filter in them is a clause of its own.
+    expect(refusal({ $or: Array(101).fill({ event: 'a' }) })).toEqual({
+      pointer: '/$or',
+      message: '$or takes at most 100 filters, got 101.',
+    });
   });
 
   it('refuses a filter over 4 KiB, and nesting deeper than 8', () => {
@@ -82,7 +103,7 @@ describe('payload filter grammar', () => {
         [{ 'data.name': { $contains: bad } }, '/data.name/$contains'],
         [{ 'data.name': { $prefix: bad } }, '/data.name/$prefix'],
         [{ 'data.name': { $gt: bad } }, '/data.name/$gt'],
-        [{ 'data.name': { $in: ['ok', bad] } }, '/data.name/$in'],
+        [{ 'data.name': { $in: ['ok', bad] } }, '/data.name/$in/1'],
       ] as const)
         expect(refusal(filter)).toEqual({
           pointer,

@@ -64,8 +64,10 @@ class Compiler {
   }
 
   private list(key: '$and' | '$or', value: unknown, pointer: string, depth: number): FilterClause {
-    if (!Array.isArray(value) || !value.length || value.length > FILTER_MAX_LIST)
+    if (!Array.isArray(value) || !value.length)
       throw new FilterError(pointer, `${key} takes an array of 1 to ${FILTER_MAX_LIST} filters.`);
+    if (value.length > FILTER_MAX_LIST)
+      throw new FilterError(pointer, `${key} takes at most ${FILTER_MAX_LIST} filters, got ${value.length}.`);
     const children = value.map((item, index) => this.document(item, pointerOf(pointer, index), depth + 1));
     return combine(key === '$and' ? 'all' : 'any', pointer, children);
   }

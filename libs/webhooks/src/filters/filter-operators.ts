@@ -1,5 +1,4 @@
-import { FILTER_MAX_LIST } from '../tuning';
-import { FilterClause, FilterError, Scalar, describeType, isScalar } from './filter-clause';
+import { FilterClause, FilterError, Scalar, describeType, isScalar, pointerOf } from './filter-clause';
 
 export const LEAF_OPERATORS = [
   '$eq',
@@ -14,6 +13,20 @@ export const LEAF_OPERATORS = [
   '$contains',
   '$prefix',
 ] as const;
+
+/** The values of $in or $nin: a non-empty array of scalars; a refusal points at the offending value. */
+function checkValueList(operator: string, operand: unknown, pointer: string): void {
+  const expected = 'an array of strings, numbers, booleans or null';
+  if (!Array.isArray(operand))
+    throw new FilterError(pointer, `${operator} takes ${expected}, not ${describeType(operand)}.`);
+  if (!operand.length) throw new FilterError(pointer, `${operator} takes ${expected}, not an empty one.`);
+  const index = operand.findIndex((value) => !isScalar(value));
+  if (index >= 0)
+    throw new FilterError(
+      pointerOf(pointer, index),
+      `${operator} takes ${expected}; this value is ${describeType(operand[index])}.`,
+    );
+}
 
 /**
  * One operator of a field's conditions as a SQL/JSON path test of the value(s) at `path`: every one an
@@ -44,12 +57,9 @@ export function compileTest(
     }
     case '$in':
     case '$nin': {
-      const ok = Array.isArray(operand) && operand.length > 0 && operand.length <= FILTER_MAX_LIST;
-      requireType(
-        ok && (operand as unknown[]).every(isScalar),
-        `an array of 1 to ${FILTER_MAX_LIST} scalars`,
-      );
+      checkValueList(operator, operand, pointer);
       // A comparison with a sequence holds when any pair matches: one variable for the whole list.
+      // Its length is bounded by FILTER_MAX_BYTES alone, as is the number of values a whole filter holds.
       const found = `exists(${path} ? (@ == ${variable(operand as Scalar[])}[*]))`;
       return leaf(operator === '$in' ? found : `!${found}`);
     }

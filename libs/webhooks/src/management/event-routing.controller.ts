@@ -22,7 +22,8 @@ export class EventRoutingController {
   @ApiErrors(404)
   @ApiOkResponse({ schema: ROUTING_SCHEMA })
   get(@Param('event_id') eventId: string) {
-    if (!/^evt_[0-9a-z]{1,64}$/.test(eventId)) throw ApiError.notFound(`No stored event ${eventId}.`);
+    if (!/^evt_[0-9a-z]{1,64}$/.test(eventId))
+      throw ApiError.notFound(`No stored event ${JSON.stringify(eventId.slice(0, 80))}.`);
     return this.routing.routing(eventId);
   }
 }

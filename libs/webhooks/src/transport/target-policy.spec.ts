@@ -123,6 +123,15 @@ describe('target policy', () => {
     expect(urlRefusal('https://[2001::1]/x', strict)).toMatch(/teredo/);
   });
 
+  it('quotes a host name as given, so a name ending with its root dot reads without a doubled period', () => {
+    expect(urlRefusal('https://localhost./x', strict)).toBe('loopback host name "localhost."');
+    expect(urlRefusal('https://db.internal./x', strict)).toBe('private-use host name "db.internal."');
+    expect(urlRefusal('https://intranet./x', strict)).toBe(
+      'single-label host name "intranet." (use a fully qualified name)',
+    );
+    expect(urlRefusal('https://a..b/x', strict)).toBe('malformed host name "a..b"');
+  });
+
   it('allows public https URLs on 443, 80 and unprivileged ports', () => {
     for (const url of [
       'https://example.com:443/hook',

@@ -84,16 +84,18 @@ const PRIVATE_SUFFIXES = [
 
 /**
  * Why a host name (not an IP literal) cannot be a public receiver. Trailing dots and letter case are
- * ignored, so `LOCALHOST.` is `localhost`; a name with an empty label is refused outright.
+ * ignored, so `LOCALHOST.` is `localhost`; a name with an empty label is refused outright. The name is
+ * quoted as given: it may end with a dot, and the sentence a refusal ends up in does too.
  */
 export function hostNameRefusal(hostname: string): Refusal {
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name === '' || name.split('.').some((label) => label === '')) return `malformed host name ${hostname}`;
-  if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return `loopback host name ${hostname}`;
+  const shown = JSON.stringify(hostname);
+  if (name === '' || name.split('.').some((label) => label === '')) return `malformed host name ${shown}`;
+  if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return `loopback host name ${shown}`;
   for (const suffix of PRIVATE_SUFFIXES) {
-    if (name === suffix || name.endsWith(`.${suffix}`)) return `private-use host name ${hostname}`;
+    if (name === suffix || name.endsWith(`.${suffix}`)) return `private-use host name ${shown}`;
   }
-  if (!name.includes('.')) return `single-label host name ${hostname} (use a fully qualified name)`;
+  if (!name.includes('.')) return `single-label host name ${shown} (use a fully qualified name)`;
   return undefined;
 }
 
