@@ -365,7 +365,7 @@ describe('the CLI on an extension whose table has rows', () => {
 
     expect(await cli(['migrate'], { DEPOT_VERSION: '2', DEPOT_LISTED: className })).toEqual({
       code: 0,
-      output: expect.stringContaining(`Applied 1 migration(s): ${className}`),
+      output: expect.stringContaining(`Applied 1 migration: ${className}`),
     });
   });
 });
