@@ -5,12 +5,11 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { extensionManifest, isExtension } from './extension.decorator';
-import { WRITE_LISTENER, WriteListener } from '../resources/resource-change';
-import { ResourceDefinition } from '../resources/resource-definition';
-import { ResourceHooks } from '../resources/resource-hooks';
+import type { ResourceDefinition, ResourceHooks } from '../resources/resource-definition';
 import { ResourceRegistry } from '../resources/resource-registry';
 import { Referrer, ResourceService } from '../resources/resource.service';
 import { DeclaredEvents } from '../resources/write-transaction';
+import { WRITE_LISTENER, WriteListener } from '../resources/write-listener';
 
 /** Hands out the (one, cached) ResourceService of each resource, keyed by its entity class. */
 @Injectable()
