@@ -134,6 +134,17 @@ class StatementLine extends BaseResource {
 @Extension({ name: 'billing', entities: [Statement] })
 class EntityNotListedExtension {}
 
+/** The same relation with its target named by class name (`import type` both ways). */
+@Entity('ledgers')
+@ResourceModel('ledger', { dto: InvoiceDto })
+class Ledger extends BaseResource {
+  @Column('varchar') number: string;
+  @HasMany('StatementLine', 'statement') lines: StatementLine[];
+}
+
+@Extension({ name: 'billing', entities: [Ledger] })
+class NamedEntityNotListedExtension {}
+
 // ---- an extension that emits an event it did not declare --------------------------------------------
 
 class ParcelDto {
@@ -214,6 +225,12 @@ describe('extension boot checks: mistakes found before anything is served', () =
   it('a related entity that no extension lists in `entities`', () => {
     expect(composeError(EntityNotListedExtension).message).toBe(
       'Extension "billing", resource "statement", field "lines": refers to entity StatementLine, which no loaded extension lists in its `entities`',
+    );
+  });
+
+  it('a related entity named by class name that no extension lists in `entities`', () => {
+    expect(composeError(NamedEntityNotListedExtension).message).toBe(
+      'Extension "billing", resource "ledger", field "lines": refers to entity StatementLine, which no loaded extension lists in its `entities`',
     );
   });
 

@@ -1,8 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { ApiError, RequestContext } from '@wharf/core';
+import { ApiError, RequestContext, type WriteTransaction } from '@wharf/core';
 import { WRITE_ATTEMPTS, runWriteTransaction } from '@wharf/core/resources/resource-transaction';
-import type { WriteTransaction } from '@wharf/core/resources/write-transaction';
 import { createCompany } from './support/accounts';
 import { http } from './support/http';
 import { startApi, TestApi } from './support/test-app';

@@ -7,7 +7,6 @@ import {
   ResourceServices,
   WriteTransaction,
 } from '@wharf/core';
-import { Order } from '../orders/order.entity';
 
 /** Orders that cannot lose their driver (the status machine needs one until they complete). */
 const ACTIVE_ORDER = new Set(['dispatched', 'enroute']);
@@ -21,7 +20,7 @@ export class DriverHooks implements ResourceHooks {
   constructor(private readonly services: ResourceServices) {}
 
   async beforeDelete(tx: WriteTransaction, driver: ResourceRow): Promise<void> {
-    const orders = await this.services.for(Order).findAllIn(tx, 'driver_uuid', driver.uuid);
+    const orders = await this.services.for('order').findAllIn(tx, 'driver_uuid', driver.uuid);
     const active = orders.filter((order) => ACTIVE_ORDER.has(order.status));
     if (active.length) {
       throw ApiError.of(

@@ -1,7 +1,7 @@
 import { BaseResource, BelongsTo, ResourceModel } from '@wharf/core';
 import { Min } from 'class-validator';
 import { Column, Entity, Relation } from 'typeorm';
-import { Warehouse } from '../warehouses/warehouse.entity';
+import type { Warehouse } from '../warehouses/warehouse.entity';
 
 @Entity('warehouse_docks')
 @ResourceModel('warehouse-dock', { searchable: ['dock_number'] })
@@ -13,5 +13,5 @@ export class WarehouseDock extends BaseResource {
   @Column({ type: 'enum', enum: ['available', 'occupied', 'maintenance'], default: 'available' })
   status: string;
 
-  @BelongsTo(() => Warehouse, { inverse: 'docks', onDelete: 'CASCADE' }) warehouse: Relation<Warehouse>;
+  @BelongsTo('Warehouse', { inverse: 'docks', onDelete: 'CASCADE' }) warehouse: Relation<Warehouse>;
 }

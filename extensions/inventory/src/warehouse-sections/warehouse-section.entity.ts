@@ -1,7 +1,7 @@
 import { BaseResource, BelongsTo, ResourceModel } from '@wharf/core';
 import { MaxLength } from 'class-validator';
 import { Column, Entity, Relation } from 'typeorm';
-import { Warehouse } from '../warehouses/warehouse.entity';
+import type { Warehouse } from '../warehouses/warehouse.entity';
 
 @Entity('warehouse_sections')
 @ResourceModel('warehouse-section', { searchable: ['name'] })
@@ -10,5 +10,5 @@ export class WarehouseSection extends BaseResource {
   @Column('varchar') name: string;
   @MaxLength(10_000) @Column({ type: 'text', nullable: true }) description: string | null;
 
-  @BelongsTo(() => Warehouse, { inverse: 'sections', onDelete: 'CASCADE' }) warehouse: Relation<Warehouse>;
+  @BelongsTo('Warehouse', { inverse: 'sections', onDelete: 'CASCADE' }) warehouse: Relation<Warehouse>;
 }

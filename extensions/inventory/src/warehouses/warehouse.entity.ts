@@ -2,8 +2,8 @@ import { BaseResource, BelongsTo, HasMany, ResourceModel } from '@wharf/core';
 import { Location } from '@wharf/locations';
 import { Min } from 'class-validator';
 import { Column, Entity } from 'typeorm';
-import { WarehouseDock } from '../warehouse-docks/warehouse-dock.entity';
-import { WarehouseSection } from '../warehouse-sections/warehouse-section.entity';
+import type { WarehouseDock } from '../warehouse-docks/warehouse-dock.entity';
+import type { WarehouseSection } from '../warehouse-sections/warehouse-section.entity';
 
 @Entity('warehouses')
 @ResourceModel('warehouse', { searchable: ['name'], embed: ['location', 'sections', 'docks'] })
@@ -18,6 +18,7 @@ export class Warehouse extends BaseResource {
   @Column({ type: 'boolean', default: false }) is_primary: boolean;
 
   @BelongsTo(() => Location) location: Location;
-  @HasMany(() => WarehouseSection, 'warehouse') sections: WarehouseSection[];
-  @HasMany(() => WarehouseDock, 'warehouse') docks: WarehouseDock[];
+  // By name: sections and docks relate back to the warehouse, and each file imports the other's type only.
+  @HasMany('WarehouseSection', 'warehouse') sections: WarehouseSection[];
+  @HasMany('WarehouseDock', 'warehouse') docks: WarehouseDock[];
 }

@@ -5,14 +5,13 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { extensionManifest, isExtension } from './extension.decorator';
-import { WRITE_LISTENER, WriteListener } from '../resources/resource-change';
-import { ResourceDefinition } from '../resources/resource-definition';
-import { ResourceHooks } from '../resources/resource-hooks';
+import type { ResourceDefinition, ResourceHooks } from '../resources/resource-definition';
 import { ResourceRegistry } from '../resources/resource-registry';
 import { Referrer, ResourceService } from '../resources/resource.service';
 import { DeclaredEvents } from '../resources/write-transaction';
+import { WRITE_LISTENER, WriteListener } from '../resources/write-listener';
 
-/** Hands out the (one, cached) ResourceService of each resource, keyed by its entity class. */
+/** Hands out the (one, cached) ResourceService of each resource, by its entity class or its name. */
 @Injectable()
 export class ResourceServices {
   private readonly services = new Map<Type, ResourceService>();
@@ -31,7 +30,12 @@ export class ResourceServices {
   private declared?: DeclaredEvents;
   private listeners?: WriteListener[];
 
-  for(entity: Type): ResourceService {
+  /**
+   * The resource's service. By name (`'order'`), a hook can reach a resource whose entity refers to its own
+   * without importing that entity back.
+   */
+  for(resource: Type | string): ResourceService {
+    const entity = typeof resource === 'string' ? this.registry.get(resource).entity : resource;
     let service = this.services.get(entity);
     if (!service) {
       service = new ResourceService(

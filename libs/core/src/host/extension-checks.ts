@@ -109,10 +109,15 @@ function checkEntity(
   for (const relation of relations) {
     const type = relation.type as unknown;
     const target = typeof type === 'function' ? (type as () => unknown)() : type;
-    if (typeof target === 'function' && !listed.has(target as Ctor)) {
+    // A target named by a string (see RelationTarget) is a listed entity's class name.
+    const found =
+      typeof target === 'string'
+        ? [...listed].some((candidate) => candidate.name === target)
+        : typeof target !== 'function' || listed.has(target as Ctor);
+    if (!found) {
       fail(
         relation.propertyName,
-        `refers to entity ${target.name}, which no loaded extension lists in its \`entities\``,
+        `refers to entity ${typeof target === 'string' ? target : (target as Ctor).name}, which no loaded extension lists in its \`entities\``,
       );
     }
   }

@@ -8,6 +8,9 @@ export function schemaName(resource: string): string {
     .join('');
 }
 
+/** An operation object of the document, as @nestjs/swagger builds it. */
+export type Operation = Record<string, any>;
+
 /** `#/components/schemas/<name>` */
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 

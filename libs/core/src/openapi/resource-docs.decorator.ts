@@ -65,70 +65,79 @@ export const ApiListParameters = () =>
     }),
   );
 
+/** What a route's docs are made of: its resource, the plural path and the component names. */
+interface RouteNames {
+  resource: string;
+  plural: string;
+  schemas: ReturnType<typeof resourceSchemas>;
+}
+
+/** The summary, description and parameters, body and response of each generated route. */
+const ROUTE_DOCS: Record<
+  ResourceRouteMethod,
+  (names: RouteNames) => { summary: string; description: string; more: MethodDecorator[] }
+> = {
+  list: ({ plural, schemas }) => ({
+    summary: `List ${plural}`,
+    description:
+      `A page of the company’s ${plural}, newest first unless \`sort\` says otherwise. Filter on any ` +
+      'column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, ' +
+      '`offset` or `cursor`.',
+    more: [
+      ApiListParameters(),
+      ApiOkResponse({ description: `A page of ${plural}.`, schema: schemaRef(schemas.list) }),
+    ],
+  }),
+  find: ({ resource, schemas }) => ({
+    summary: `Get one ${resource}`,
+    description: `The ${resource} with this uuid, with its embedded records.`,
+    more: [
+      ApiUuidParam(),
+      ApiOkResponse({ description: `The ${resource}.`, schema: schemaRef(schemas.single) }),
+    ],
+  }),
+  create: ({ resource, schemas }) => ({
+    summary: `Create a ${resource}`,
+    description:
+      `Creates a ${resource} (and the embedded records sent with it) in one transaction; ` +
+      '`Location` is its URL.',
+    more: [
+      ApiBody({ schema: schemaRef(schemas.createBody) }),
+      ApiCreatedResponse({ description: `The created ${resource}.`, schema: schemaRef(schemas.single) }),
+    ],
+  }),
+  update: (names) => updateDocs(names, ''),
+  patch: (names) => updateDocs(names, ' (same as PUT)'),
+  remove: ({ resource, schemas }) => ({
+    summary: `Delete a ${resource}`,
+    description: `Deletes the ${resource} and answers it as it was.`,
+    more: [
+      ApiUuidParam(),
+      ApiOkResponse({ description: `The ${resource} as it was.`, schema: schemaRef(schemas.single) }),
+    ],
+  }),
+};
+
+function updateDocs({ resource, schemas }: RouteNames, note: string) {
+  return {
+    summary: `Update a ${resource}${note}`,
+    description: 'Only the fields sent change; an embedded list sent replaces the one stored.',
+    more: [
+      ApiUuidParam(),
+      ApiBody({ schema: schemaRef(schemas.updateBody) }),
+      ApiOkResponse({ description: `The updated ${resource}.`, schema: schemaRef(schemas.single) }),
+    ],
+  };
+}
+
 /** OpenAPI metadata of one generated resource route; bodies and records are components named by resource. */
 export function ResourceRouteDocs(method: ResourceRouteMethod, resource: string): MethodDecorator {
-  const schemas = resourceSchemas(resource);
-  const operationId = resourceOperationId(method, resource);
-  const plural = pluralPath(resource);
-  switch (method) {
-    case 'list':
-      return applyDecorators(
-        ApiOperation({
-          operationId,
-          summary: `List ${plural}`,
-          description:
-            `A page of the company’s ${plural}, newest first unless \`sort\` says otherwise. Filter on any ` +
-            'column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, ' +
-            '`offset` or `cursor`.',
-        }),
-        ApiListParameters(),
-        ApiOkResponse({ description: `A page of ${plural}.`, schema: schemaRef(schemas.list) }),
-      );
-    case 'find':
-      return applyDecorators(
-        ApiOperation({
-          operationId,
-          summary: `Get one ${resource}`,
-          description: `The ${resource} with this uuid, with its embedded records.`,
-        }),
-        ApiUuidParam(),
-        ApiOkResponse({ description: `The ${resource}.`, schema: schemaRef(schemas.single) }),
-      );
-    case 'create':
-      return applyDecorators(
-        ApiOperation({
-          operationId,
-          summary: `Create a ${resource}`,
-          description:
-            `Creates a ${resource} (and the embedded records sent with it) in one transaction; ` +
-            '`Location` is its URL.',
-        }),
-        ApiBody({ schema: schemaRef(schemas.createBody) }),
-        ApiCreatedResponse({ description: `The created ${resource}.`, schema: schemaRef(schemas.single) }),
-      );
-    case 'update':
-    case 'patch':
-      return applyDecorators(
-        ApiOperation({
-          operationId,
-          summary: `Update a ${resource}${method === 'patch' ? ' (same as PUT)' : ''}`,
-          description: 'Only the fields sent change; an embedded list sent replaces the one stored.',
-        }),
-        ApiUuidParam(),
-        ApiBody({ schema: schemaRef(schemas.updateBody) }),
-        ApiOkResponse({ description: `The updated ${resource}.`, schema: schemaRef(schemas.single) }),
-      );
-    case 'remove':
-      return applyDecorators(
-        ApiOperation({
-          operationId,
-          summary: `Delete a ${resource}`,
-          description: `Deletes the ${resource} and answers it as it was.`,
-        }),
-        ApiUuidParam(),
-        ApiOkResponse({ description: `The ${resource} as it was.`, schema: schemaRef(schemas.single) }),
-      );
-  }
+  const names = { resource, plural: pluralPath(resource), schemas: resourceSchemas(resource) };
+  const { summary, description, more } = ROUTE_DOCS[method](names);
+  return applyDecorators(
+    ApiOperation({ operationId: resourceOperationId(method, resource), summary, description }),
+    ...more,
+  );
 }
 
 /** Tags a resource controller's routes with the resource's plural path. */

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { listIndexes } from './list-indexes';
 import { ResourceDefinition } from './resource-definition';
-import type { Sql } from './resource-sql';
+import type { Sql } from './sql-runner';
 
 /** A gram this share of the index's rows holds or more is left out of a search's index query. */
 export const FREQUENT_GRAM_SHARE = 0.5;

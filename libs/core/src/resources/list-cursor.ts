@@ -1,6 +1,6 @@
 import { ApiError } from '../common/api-error';
-import { ColumnInfo, ResourceDefinition } from './resource-definition';
-import { Params, ident } from './sql';
+import type { ColumnInfo, ResourceDefinition } from './resource-definition';
+import { Params, UUID, ident } from './sql';
 
 /** One key of a list's order: a declared column and its direction (ASC sorts NULLs last, DESC first). */
 export interface SortKey {
@@ -17,8 +17,6 @@ interface CursorState {
   v: unknown[];
   u: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The opaque cursor that continues a list after `record`, for the sort `sort` (its raw text). */
 export function encodeCursor(sort: string, keys: SortKey[], record: Record<string, unknown>): string {

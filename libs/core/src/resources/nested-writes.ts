@@ -1,21 +1,42 @@
 import { ApiError } from '../common/api-error';
 import { NestedItem, WriteInput } from './body-reader';
-import { ResourceChange } from './resource-change';
-import { EmbedInfo, ResourceDefinition } from './resource-definition';
-import type { ResourceRow } from './resource-hooks';
-import { checkReferences } from './reference-checks';
+import type {
+  EmbedInfo,
+  ResourceChange,
+  ResourceDefinition,
+  ResourceHooks,
+  ResourceRow,
+  WriteTransaction,
+} from './resource-definition';
+import { PointedValues, checkReferences } from './reference-checks';
 import { serialize, serializeOne } from './resource-serializer';
 import { scopedSql } from './resource-sql';
-import { updatedChange } from './record-changes';
-import type { ResourceWriter } from './resource-writer';
-import type { WriteTransaction } from './write-transaction';
+import { Changes, updatedChange } from './record-changes';
+
+/** One record's update: the stored row, the values to write, and where in the body they came from. */
+export interface RowUpdate extends PointedValues {
+  before: ResourceRow;
+}
+
+/** What nested writes need of the writer of the resource they belong to (ResourceWriter). */
+export interface NestedWriter {
+  readonly def: ResourceDefinition;
+  hooksOf(def: ResourceDefinition): ResourceHooks | undefined;
+  recordChange(tx: WriteTransaction, change: ResourceChange): Promise<void>;
+  updateRows(
+    tx: WriteTransaction,
+    def: ResourceDefinition,
+    updates: RowUpdate[],
+  ): Promise<{ before: ResourceRow; row: ResourceRow; changes: Changes }[]>;
+  deleteAllIn(tx: WriteTransaction, def: ResourceDefinition, rows: ResourceRow[]): Promise<unknown>;
+}
 
 /**
  * Records written through an embedded relationship of the writer's resource: a to-one object linked or
  * created, the children of a to-many made exactly what the body lists.
  */
 export class NestedWrites {
-  constructor(private readonly writer: ResourceWriter) {}
+  constructor(private readonly writer: NestedWriter) {}
 
   /** An embedded to-one object: with a uuid it links (and updates) that record, without one it creates it. */
   async applyToOne(tx: WriteTransaction, input: WriteInput, values: Record<string, unknown>): Promise<void> {

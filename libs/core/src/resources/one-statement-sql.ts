@@ -1,8 +1,8 @@
 import type { KeyedWrite } from '../database/pinned-connection';
-import type { StatementChange, WriteListener } from './resource-change';
+import type { StatementChange, WriteListener } from './write-listener';
 import type { ResourceDefinition } from './resource-definition';
 import { recordExpression, wireValue } from './record-sql';
-import type { Sql } from './resource-sql';
+import type { Sql } from './sql-runner';
 import { anyDiffers, lockedUpdateCtes } from './locked-update-sql';
 import { Params, UUID, columnValue, ident, literal } from './sql';
 

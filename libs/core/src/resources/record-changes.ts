@@ -1,6 +1,4 @@
-import { ResourceChange } from './resource-change';
-import { ResourceDefinition } from './resource-definition';
-import type { ResourceRow } from './resource-hooks';
+import type { ResourceChange, ResourceDefinition, ResourceRow } from './resource-definition';
 
 type Record_ = Record<string, unknown>;
 /** `{column: [before, after]}` of what an update changed. */

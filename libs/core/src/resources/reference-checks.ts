@@ -1,7 +1,6 @@
 import { ApiError, ErrorObject, errorObject } from '../common/api-error';
-import { ResourceDefinition } from './resource-definition';
+import type { ResourceDefinition, WriteTransaction } from './resource-definition';
 import { scopedSql } from './resource-sql';
-import type { WriteTransaction } from './write-transaction';
 
 /** Values about to be written, and the JSON pointer of the object they came from (for a 422). */
 export interface PointedValues {

@@ -2,11 +2,17 @@ import { Type } from '@nestjs/common';
 import { JoinColumn, ManyToOne, OneToMany } from 'typeorm';
 
 /**
+ * The related entity: its class, or its class name (`'Warehouse'`) so that two entities relating to each
+ * other import each other's type only (`import type`, with a `Relation<…>` property).
+ */
+export type RelationTarget = (() => Type) | string;
+
+/**
  * A to-one reference through `<property>_uuid` (e.g. `location` → `location_uuid` → locations.uuid).
  * Declare the `<property>_uuid` column beside it; writes to it are checked to exist in the caller's company.
  */
 export function BelongsTo(
-  target: () => Type,
+  target: RelationTarget,
   options: { inverse?: string; onDelete?: 'CASCADE' | 'SET NULL' } = {},
 ) {
   return (prototype: object, property: string) => {
@@ -20,7 +26,7 @@ export function BelongsTo(
 }
 
 /** A to-many relationship whose children point back with `<inverse>_uuid` (e.g. sections → warehouse_uuid). */
-export function HasMany(target: () => Type, inverse: string) {
+export function HasMany(target: RelationTarget, inverse: string) {
   return (prototype: object, property: string) => {
     OneToMany(target, (record: any) => record[inverse])(prototype, property);
   };

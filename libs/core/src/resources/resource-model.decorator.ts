@@ -1,5 +1,5 @@
 import { Type } from '@nestjs/common';
-import type { ResourceHooks } from './resource-hooks';
+import type { ResourceHooks } from './resource-definition';
 
 export interface ResourceModelOptions {
   /**

@@ -3,14 +3,13 @@ import { FrequentGrams } from './frequent-grams';
 import { JsonText } from '../common/json-text';
 import { SortKey, encodeCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, parseListQuery } from './list-query';
-import { ResourceDefinition } from './resource-definition';
+import type { ResourceDefinition, ResourceRow, WriteTransaction } from './resource-definition';
 import { notFound } from './resource-errors';
-import type { ResourceRow } from './resource-hooks';
 import { needsNormalising } from './record-sql';
 import { serializeOne } from './resource-serializer';
-import { Sql, scopedSql } from './resource-sql';
+import { scopedSql } from './resource-sql';
+import type { Sql } from './sql-runner';
 import { Params } from './sql';
-import type { WriteTransaction } from './write-transaction';
 
 /** Reads of one resource: pages and single records from the pool, and locked rows inside a write. */
 export class ResourceReader {

@@ -3,11 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { getMetadataStorage } from 'class-validator';
 import { DataSource, EntityMetadata } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { RelationMetadata } from 'typeorm/metadata/RelationMetadata';
 import { entityDto } from './entity-dto';
 import { sortableColumns } from './list-indexes';
 import { pluralPath, rootKeys } from './naming';
 import { ColumnInfo, ColumnKind, EmbedInfo, ReferenceInfo, ResourceDefinition } from './resource-definition';
-import { MAX_EMBEDDED_ITEMS, resourceModel } from './resource-model.decorator';
+import { MAX_EMBEDDED_ITEMS, ResourceModelMetadata, resourceModel } from './resource-model.decorator';
 
 function columnKind(column: ColumnMetadata): ColumnKind {
   const type = column.type;
@@ -77,61 +78,9 @@ export class ResourceRegistry {
     const model = resourceModel(metadata.target);
     if (!model) return undefined;
     const hidden = new Set(model.hidden ?? []);
-    const columns = new Map<string, ColumnInfo>();
-    for (const column of metadata.columns) {
-      if (column.propertyName !== column.databaseName) {
-        throw new Error(
-          `${metadata.name}.${column.propertyName}: resource columns must be named like their property`,
-        );
-      }
-      if (column.propertyName === 'id' || hidden.has(column.propertyName)) continue;
-      columns.set(column.propertyName, {
-        name: column.propertyName,
-        kind: columnKind(column),
-        enum: column.enum?.map(String),
-        nullable: column.isNullable,
-        double: isDouble(column),
-      });
-    }
-    const embeds: EmbedInfo[] = (model.embed ?? []).map((property) => {
-      const relation = metadata.findRelationWithPropertyPath(property);
-      if (!relation) throw new Error(`${metadata.name} embeds "${property}", which is not a relation`);
-      const target = () => this.forEntity(relation.inverseEntityMetadata.target as object);
-      if (relation.isManyToOne || relation.isOneToOneOwner) {
-        return {
-          property,
-          kind: 'one',
-          column: relation.joinColumns[0].databaseName,
-          target,
-          maxItems: 1,
-        };
-      }
-      const back = relation.inverseRelation?.joinColumns[0]?.databaseName;
-      if (!back) throw new Error(`${metadata.name}.${property} needs an inverse relation with a join column`);
-      return {
-        property,
-        kind: 'many',
-        column: back,
-        target,
-        maxItems: model.maxEmbedded ?? MAX_EMBEDDED_ITEMS,
-      };
-    });
-    const references: ReferenceInfo[] = metadata.manyToOneRelations.map((relation) => {
-      const target = relation.inverseEntityMetadata;
-      return {
-        column: relation.joinColumns[0].databaseName,
-        table: target.tableName,
-        resource: resourceModel(target.target)?.name ?? target.tableName,
-        scoped: target.columns.some((column) => column.propertyName === 'company_uuid'),
-        onDelete: relation.onDelete ?? 'NO ACTION',
-      };
-    });
     const name = model.name;
-    const dto =
-      model.dto ??
-      entityDto(metadata, [...hidden, ...(model.readOnly ?? [])], (column) =>
-        this.dataSource.driver.normalizeType(column),
-      );
+    const normalizeType = (column: ColumnMetadata) => this.dataSource.driver.normalizeType(column);
+    const dto = model.dto ?? entityDto(metadata, [...hidden, ...(model.readOnly ?? [])], normalizeType);
     return {
       name,
       path: pluralPath(name),
@@ -139,19 +88,69 @@ export class ResourceRegistry {
       entity: metadata.target as Type,
       table: metadata.tableName,
       dto,
-      columns,
+      columns: definitionColumns(metadata, hidden),
       searchable: model.searchable ?? [],
       searchKeys: model.searchKeys,
-      sortable: new Set(
-        sortableColumns(metadata, model, (column) => String(this.dataSource.driver.normalizeType(column))),
-      ),
+      sortable: new Set(sortableColumns(metadata, model, (column) => String(normalizeType(column)))),
       writable: writableFields(dto),
       hidden,
-      embeds,
-      references,
+      embeds: (model.embed ?? []).map((property) => this.embed(metadata, model, property)),
+      references: metadata.manyToOneRelations.map(reference),
       readOnly: new Set(model.readOnly ?? []),
       hooks: model.hooks,
       events: model.events ?? true,
     };
   }
+
+  /** An embedded relation of the model, whose target's definition is looked up when first needed. */
+  private embed(metadata: EntityMetadata, model: ResourceModelMetadata, property: string): EmbedInfo {
+    const relation = metadata.findRelationWithPropertyPath(property);
+    if (!relation) throw new Error(`${metadata.name} embeds "${property}", which is not a relation`);
+    const target = () => this.forEntity(relation.inverseEntityMetadata.target as object);
+    if (relation.isManyToOne || relation.isOneToOneOwner) {
+      return { property, kind: 'one', column: relation.joinColumns[0].databaseName, target, maxItems: 1 };
+    }
+    const back = relation.inverseRelation?.joinColumns[0]?.databaseName;
+    if (!back) throw new Error(`${metadata.name}.${property} needs an inverse relation with a join column`);
+    return {
+      property,
+      kind: 'many',
+      column: back,
+      target,
+      maxItems: model.maxEmbedded ?? MAX_EMBEDDED_ITEMS,
+    };
+  }
+}
+
+/** The serialised, filterable columns of a resource: all but `id` and the hidden ones. */
+function definitionColumns(metadata: EntityMetadata, hidden: Set<string>): Map<string, ColumnInfo> {
+  const columns = new Map<string, ColumnInfo>();
+  for (const column of metadata.columns) {
+    if (column.propertyName !== column.databaseName) {
+      throw new Error(
+        `${metadata.name}.${column.propertyName}: resource columns must be named like their property`,
+      );
+    }
+    if (column.propertyName === 'id' || hidden.has(column.propertyName)) continue;
+    columns.set(column.propertyName, {
+      name: column.propertyName,
+      kind: columnKind(column),
+      enum: column.enum?.map(String),
+      nullable: column.isNullable,
+      double: isDouble(column),
+    });
+  }
+  return columns;
+}
+
+/** A to-one relation as the reference checks and ON DELETE handling read it. */
+function reference(relation: RelationMetadata): ReferenceInfo {
+  const target = relation.inverseEntityMetadata;
+  return {
+    column: relation.joinColumns[0].databaseName,
+    table: target.tableName,
+    resource: resourceModel(target.target)?.name ?? target.tableName,
+    scoped: target.columns.some((column) => column.propertyName === 'company_uuid'),
+    onDelete: relation.onDelete ?? 'NO ACTION',
+  };
 }

@@ -1,6 +1,6 @@
-import { EmbedInfo, ResourceDefinition } from './resource-definition';
-import type { ResourceRow } from './resource-hooks';
-import { Sql, scopedSql } from './resource-sql';
+import type { EmbedInfo, ResourceDefinition, ResourceRow } from './resource-definition';
+import { scopedSql } from './resource-sql';
+import type { Sql } from './sql-runner';
 
 type Record_ = Record<string, unknown>;
 

@@ -3,9 +3,10 @@ import { DataSource, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { lostRace } from '../database/lost-race';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../tenancy/request-context';
-import { WriteListener } from './resource-change';
+import type { WriteTransaction } from './resource-definition';
+import type { WriteListener } from './write-listener';
 import { explainDbError } from './resource-errors';
-import { DeclaredEvents, WriteTransaction } from './write-transaction';
+import { DeclaredEvents, openWriteTransaction } from './write-transaction';
 
 /** Runs of a write transaction that lost a race (a worker writing the same rows in another order). */
 export const WRITE_ATTEMPTS = 3;
@@ -56,7 +57,7 @@ async function writeOnce<T>(
   connection?.on('error', onLost);
   try {
     await queryRunner.startTransaction();
-    const tx = new WriteTransaction(queryRunner, company, declared);
+    const tx = openWriteTransaction(queryRunner, company, declared);
     const result = await work(tx);
     if (tx.changes.length || tx.events.length) {
       for (const listener of listeners)

@@ -1,11 +1,16 @@
 import { ATTRIBUTES_POINTER } from '../common/pointer';
 import { WriteInput } from './body-reader';
-import { NestedWrites } from './nested-writes';
+import { NestedWriter, NestedWrites, RowUpdate } from './nested-writes';
 import { Changes, diff, pick, updatedChange } from './record-changes';
-import { ResourceDefinition } from './resource-definition';
+import type {
+  ResourceChange,
+  ResourceDefinition,
+  ResourceHooks,
+  ResourceRow,
+  WriteTransaction,
+} from './resource-definition';
 import { notFound } from './resource-errors';
-import { ResourceHooks, ResourceRow } from './resource-hooks';
-import { PointedValues, checkReferences } from './reference-checks';
+import { checkReferences } from './reference-checks';
 import { serialize, serializeOne, strip } from './resource-serializer';
 import type { KeyedWrite } from '../database/pinned-connection';
 import {
@@ -14,10 +19,11 @@ import {
   insertInOneStatement,
   updateInOneStatement,
 } from './one-statement-sql';
-import { ResourceChange, WriteListener } from './resource-change';
+import type { WriteListener } from './write-listener';
 import { explainDbError } from './resource-errors';
-import { Sql, UUID, scopedSql } from './resource-sql';
-import type { WriteTransaction } from './write-transaction';
+import { scopedSql } from './resource-sql';
+import type { Sql } from './sql-runner';
+import { UUID } from './sql';
 
 type Record_ = Record<string, unknown>;
 
@@ -30,16 +36,11 @@ export interface Referrer {
   column: string;
 }
 
-/** One record's update: the stored row, the values to write, and where in the body they came from. */
-export interface RowUpdate extends PointedValues {
-  before: ResourceRow;
-}
-
 /**
  * The writes of one resource, and of the resources written through its embedded relationships: every
  * record, top-level or nested, goes through the same reference checks, hooks, diff and recorded change.
  */
-export class ResourceWriter {
+export class ResourceWriter implements NestedWriter {
   private readonly nested = new NestedWrites(this);
 
   constructor(

@@ -4,16 +4,21 @@ import { poolOf } from '../database/typeorm-pg';
 import { JsonText, underKey } from '../common/json-text';
 import { WriteInput, readWriteBody } from './body-reader';
 import { needsNormalising } from './record-sql';
-import { WriteListener } from './resource-change';
-import { EmbedInfo, ResourceDefinition } from './resource-definition';
-import { ResourceHooks, ResourceRow } from './resource-hooks';
+import type { WriteListener } from './write-listener';
+import type {
+  EmbedInfo,
+  ResourceDefinition,
+  ResourceHooks,
+  ResourceRow,
+  WriteTransaction,
+} from './resource-definition';
 import { ResourceReader } from './resource-reader';
 import { serialize } from './resource-serializer';
-import { Sql, sqlOfPool, sqlOfUnpinnedPool } from './resource-sql';
+import { Sql, sqlOfPool, sqlOfUnpinnedPool } from './sql-runner';
 import { runWriteTransaction } from './resource-transaction';
 import { RequestContext } from '../tenancy/request-context';
 import { KEY_TAKEN, Referrer, ResourceWriter } from './resource-writer';
-import { DeclaredEvents, WriteTransaction } from './write-transaction';
+import type { DeclaredEvents } from './write-transaction';
 
 export type { Referrer } from './resource-writer';
 

@@ -1,6 +1,6 @@
 import { QueryRunner } from 'typeorm';
-import { DomainEvent, ResourceChange } from './resource-change';
-import { Sql, sqlOf } from './resource-sql';
+import type { DomainEvent, WriteTransaction } from './resource-definition';
+import { sqlOf } from './sql-runner';
 
 /**
  * The custom events the loaded extensions declare (`@Extension({ events })`). Emitting another name is a
@@ -23,23 +23,21 @@ export class DeclaredEvents {
   }
 }
 
-/** One write: its connection, company, and the changes/events that commit (or roll back) with it. */
-export class WriteTransaction {
-  readonly changes: ResourceChange[] = [];
-  readonly events: DomainEvent[] = [];
-  readonly sql: Sql;
-
-  constructor(
-    readonly queryRunner: QueryRunner,
-    readonly companyUuid: string,
-    private readonly declared?: DeclaredEvents,
-  ) {
-    this.sql = sqlOf(queryRunner);
-  }
-
-  /** Emit a custom domain event (e.g. `order.dispatched`) atomically with the write; it must be declared. */
-  emit(event: DomainEvent): void {
-    if (this.declared && !this.declared.admit(event)) return;
-    this.events.push(event);
-  }
+/** A write transaction (see WriteTransaction) on `queryRunner`'s open transaction. */
+export function openWriteTransaction(
+  queryRunner: QueryRunner,
+  companyUuid: string,
+  declared?: DeclaredEvents,
+): WriteTransaction {
+  const events: DomainEvent[] = [];
+  return {
+    queryRunner,
+    companyUuid,
+    sql: sqlOf(queryRunner),
+    changes: [],
+    events,
+    emit(event) {
+      if (!declared || declared.admit(event)) events.push(event);
+    },
+  };
 }

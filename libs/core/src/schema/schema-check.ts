@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ExtensionManifest } from '../extensions/extension.decorator';
 import { dataSourceOptions } from './data-source';
-import { compareSchema, problemError, problemLine } from './schema-diff';
+import { compareSchema, problemError, problemLine } from './schema-compare';
 
 /**
  * After migrations: every column of every loaded entity exists in the database with a compatible type.

@@ -1,24 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { QueryRunner } from 'typeorm';
-import { ResourceDefinition } from './resource-definition';
-
-export type ResourceAction = 'created' | 'updated' | 'deleted';
-
-/** One committed-together change of a record, snapshotted inside the write's transaction. */
-export interface ResourceChange {
-  resource: ResourceDefinition;
-  action: ResourceAction;
-  record: Record<string, unknown>;
-  /** For updates: `{field: [old, new]}` of what changed. */
-  changes?: Record<string, [unknown, unknown]>;
-}
-
-/** A domain event an extension emits inside a write (e.g. `order.dispatched`). */
-export interface DomainEvent {
-  name: string;
-  record: Record<string, unknown>;
-  additionalData?: Record<string, unknown>;
-}
+import type { DomainEvent, ResourceChange, ResourceDefinition } from './resource-definition';
 
 /**
  * Receives every change and domain event of a write transaction before it commits, on the same
