@@ -14,8 +14,6 @@ function sources(dir = ROOT): string[] {
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const code = sources().filter((file) => !file.endsWith('.spec.ts'));
-/** The comments of a source: line comments and block comments. */
-const comments = (text: string) => [...text.matchAll(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g)].map((m) => m[0]);
 
 describe('libs/webhooks/src', () => {
   it('keeps every SQL statement over webhook_deliveries in store/ (migrations aside)', () => {
@@ -41,22 +39,6 @@ describe('libs/webhooks/src', () => {
       .map((file) => ({ file, lines: read(file).split('\n').length - 1 }))
       .filter(({ lines }) => lines > 200);
     expect(long).toEqual([]);
-  });
-
-  it('has no comment that quotes a measurement (those belong in commit messages and bench/results)', () => {
-    const measurement = /\d\s?(µs|us\b|ms\b|req\/s)|\bmedian\b|of the floor|(?<![±\d.])\d+(\.\d+)?\s?%/i;
-    const quoting = code.flatMap((file) =>
-      comments(read(file))
-        .filter((comment) => measurement.test(comment))
-        .map(
-          (comment) =>
-            `${file}: ${comment
-              .split('\n')
-              .find((line) => measurement.test(line))
-              ?.trim()}`,
-        ),
-    );
-    expect(quoting).toEqual([]);
   });
 });
 
