@@ -217,6 +217,22 @@ describe('foundation: processes', () => {
     );
   });
 
+  it('a bad variable of the webhooks library is one line naming it, in the cli, the api and the worker', async () => {
+    const line =
+      'wharf: Invalid configuration: WEBHOOKS_CONCURRENCY must be a whole number from 1 to 1000, got "lots"';
+    const main = (app: string) => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
+    for (const [script, args] of [
+      [CLI, ['start']],
+      [main('api'), []],
+      [main('worker'), []],
+    ] as const) {
+      const run = runNode(script, [...args], { WEBHOOKS_CONCURRENCY: 'lots' });
+      const { code } = await run.exited;
+      expect(code).not.toBe(0);
+      expect(run.output().trim()).toBe(line);
+    }
+  });
+
   it('`start` creates and migrates the database, serves /health and runs the worker; SIGTERM stops both', async () => {
     const config = testConfig();
     const port = await freePort();

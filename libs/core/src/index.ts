@@ -1,4 +1,7 @@
 export * from './config/config';
+export { registerConfigSection, type ConfigSection } from './config/config-sections';
+export * as configReaders from './config/env-readers';
+export type { Env } from './config/env-readers';
 export * from './config/duration';
 export * from './config/config.module';
 export * from './schema/data-source';

@@ -20,6 +20,7 @@ export * from './request-logs/webhook-request-log.entity';
 export * from './store/delivery.store';
 export * from './store/delivery-state';
 export type { DeliveryRow } from './store/job-rows.sql';
+export * from './webhooks.config';
 export * from './webhooks.extension';
 export * from './admin/queue-dashboard';
 export { ensurePartitions, listPartitions } from './stages/lifecycle/partitions';
