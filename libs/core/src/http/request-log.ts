@@ -24,7 +24,9 @@ export function logRequests(
   slowMs = SLOW_REQUEST_MS,
 ): AfterStage {
   const level = app.getHttpAdapter().getInstance().log.level;
-  const everyRequest = config.nodeEnv === 'production' || ['debug', 'trace'].includes(level);
+  // Info lines are written only at LOG_LEVEL info and below: at warn and above, slow requests alone are.
+  const everyRequest =
+    ['debug', 'trace'].includes(level) || (config.nodeEnv === 'production' && level === 'info');
   return (request, reply) => {
     const ms = Math.round(reply.elapsedTime);
     const slow = ms >= slowMs;
