@@ -15,6 +15,7 @@ const COUNT_DATE_FORMATS = `
 const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
 const API = join(ROOT, 'dist', 'apps', 'api', 'src');
 const CORE = join(ROOT, 'dist', 'libs', 'core', 'src', 'index.js');
+const ACCOUNTS = join(ROOT, 'dist', 'libs', 'accounts', 'src', 'index.js');
 
 /**
  * In a plain Node process, as the api's preload runs it: Jest keeps a module registry of its own, in
@@ -140,7 +141,8 @@ describe('deferred modules (api preload)', () => {
         ${COUNT_DATE_FORMATS}
         require(${JSON.stringify(join(API, 'boot.preload.js'))});
         const { createApi } = require(${JSON.stringify(join(API, 'api.js'))});
-        const { AccountsService, loadConfig } = require(${JSON.stringify(CORE)});
+        const { loadConfig } = require(${JSON.stringify(CORE)});
+        const { AccountsService } = require(${JSON.stringify(ACCOUNTS)});
         (async () => {
           const app = await createApi(loadConfig());
           await app.listen({ port: 0, host: '127.0.0.1' });

@@ -70,6 +70,8 @@ export async function startApi(
     beforeListen?: (app: NestFastifyApplication) => void;
     /** Where the api's JSON logs go instead of stdout. */
     logDestination?: ApiOptions['logDestination'];
+    /** Told of each stage of the request pipeline as it starts. */
+    trace?: ApiOptions['trace'];
   } = {},
 ): Promise<TestApi> {
   const config = options.config ?? testConfig(options.env);
@@ -77,6 +79,7 @@ export async function startApi(
   const app = await createApi(config, {
     extensions: options.extensions,
     logDestination: options.logDestination,
+    trace: options.trace,
   });
   options.beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -5,17 +5,11 @@ import type { DestinationStream } from 'pino';
 import {
   AppConfig,
   PinoNestLogger,
-  configureAccess,
-  configureCors,
+  StageTrace,
   checkSchema,
-  configureHttp,
-  configureHttpConventions,
-  configureIdempotency,
   createFastifyAdapter,
   createLogger,
-  instrumentHttp,
-  logRequests,
-  serveResourceRoutes,
+  serveRequests,
   setupOpenApi,
 } from '@wharf/core';
 import { composeWharf, mountQueueDashboard } from '@wharf/webhooks';
@@ -27,6 +21,8 @@ export interface ApiOptions {
   extensions?: Type[];
   /** Where the JSON logs go instead of stdout (tests read them). */
   logDestination?: DestinationStream;
+  /** Told of each stage of the request pipeline as it starts (tests see the order a request takes). */
+  trace?: StageTrace;
 }
 
 /** Builds the api application (not yet listening), shared by main.ts, tests and benchmarks. */
@@ -45,18 +41,11 @@ export async function createApi(
   const app = await NestFactory.create<NestFastifyApplication>(
     ApiModule.forRoot(config, host),
     createFastifyAdapter(logger),
-    // configureHttp registers the JSON body parser (depth and string checks included).
+    // serveRequests registers the JSON body parser (depth and string checks included).
     { logger: new PinoNestLogger(logger), bufferLogs: false, bodyParser: false },
   );
-  // First: its route table must see every route, and its OPTIONS hook runs before CORS's.
-  configureHttpConventions(app);
-  await configureCors(app, config);
-  configureHttp(app);
-  configureAccess(app);
-  configureIdempotency(app, config.idempotencyTtlMs);
-  serveResourceRoutes(app);
-  instrumentHttp(app, config);
-  logRequests(app, config);
+  // First: the request pipeline (docs/request.md) must see every route.
+  await serveRequests(app, config, options.trace);
   setupOpenApi(app);
   serveConsole(app, config);
   await mountQueueDashboard(app, config);

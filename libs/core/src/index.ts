@@ -37,6 +37,8 @@ export * from './http/http-conventions';
 export * from './common/pointer';
 export * from './common/json-text';
 export * from './http/idempotency.hook';
+export * from './http/pipeline-stage';
+export * from './http/request-pipeline';
 export * from './idempotency/idempotency-key';
 export * from './idempotency/idempotency-purge';
 export { ANSWERS_TO_ERASE, WRITE_ERASED_ANSWERS } from './idempotency/idempotency.sql';

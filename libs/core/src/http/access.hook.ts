@@ -3,13 +3,14 @@ import { PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { RequestContext, RequestScope } from '../tenancy/request-context';
 import { KEYS_ONLY, READ_BY_POST } from '../access/access.decorator';
 import { AUTHENTICATOR, Authenticator, portalCookie } from '../access/authenticator';
 import { IS_PUBLIC } from '../access/public.decorator';
 import { RateLimiter } from './rate-limiter';
+import type { RouteFacts, StageFor } from './pipeline-stage';
 
 export type ScopedRequest = FastifyRequest & { wharfScope?: RequestScope };
 
@@ -72,16 +73,23 @@ export function addRouteConfig(
   }
 }
 
+type Access = 'public' | 'keys' | 'key';
+
+/** The `authenticate` and `rate-limit` stages of the request pipeline (see configureAccess). */
+export interface AccessStages {
+  authenticate: StageFor<'preHandler'>;
+  rateLimit: StageFor<'preHandler'>;
+}
+
 /**
  * Authenticates every Nest route that is not @Public(): with `Authorization: Bearer <api key>`, or with a
- * portal session's cookie (see PortalSessionsService), rate limits it per key or session, and sets the
- * request's company scope (RequestContext) — one Fastify hook where two Nest guards ran for each request.
- * A portal session reaches no @KeysOnly route, and a read-only one no write (any method but GET/HEAD, except
- * a @ReadByPost route). Routes Nest does not serve (docs, console files, metrics) are left alone, as the
- * guards left them. Call before the app is initialised (the access of each route is part of its Fastify
- * config).
+ * portal session's cookie (see PortalSessionsService), and sets the request's company scope
+ * (RequestContext); then rate limits it per key or session. A portal session reaches no @KeysOnly route, and
+ * a read-only one no write (any method but GET/HEAD, except a @ReadByPost route). Routes Nest does not serve
+ * (docs, console files, metrics) are left alone. Call before the app is initialised (the access of each
+ * route is part of its Fastify config, and the stages are chosen per route from it).
  */
-export function configureAccess(app: NestFastifyApplication): void {
+export function configureAccess(app: NestFastifyApplication): AccessStages {
   const reflector = app.get(Reflector);
   addRouteConfig(app, (controller, handler) => {
     const flag = (key: string) => reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
@@ -92,38 +100,54 @@ export function configureAccess(app: NestFastifyApplication): void {
   });
   const authenticator = app.get<Authenticator>(AUTHENTICATOR);
   const limiter = app.get(RateLimiter);
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('preHandler', async (request: ScopedRequest, reply: FastifyReply) => {
-      const config = request.routeOptions.config as unknown as Record<string, unknown>;
-      const access = config[ROUTE_ACCESS];
-      if (access !== 'key' && access !== 'keys') return;
-      const header = request.headers.authorization;
-      const cookie = header ? undefined : portalCookie(request.headers.cookie);
-      if (cookie !== undefined) {
-        const scope = await authenticator.byPortalCookie(cookie);
-        if (!scope?.portal)
-          throw unauthorized('The portal session has expired or was revoked: open a new portal link.');
-        if (access === 'keys') throw forbidden('A portal session cannot do this: use an API key.');
-        if (!SAFE_METHODS.has(request.method)) {
-          if (request.headers[PORTAL_WRITE_HEADER] !== '1')
-            throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
-          if (scope.portal.readOnly && config[ROUTE_READS] !== true)
-            throw forbidden('This portal session is read-only.');
-        }
-        request.wharfScope = scope;
-        RequestContext.enter(scope);
-        await limiter.count(scope.portal.sessionUuid, reply);
-        return;
-      }
-      if (!header) throw unauthorized('Send an API key: Authorization: Bearer <key>.');
-      const key = BEARER.exec(header)?.[1];
-      if (!key) throw unauthorized('The Authorization header must be "Bearer <key>".');
-      const scope = await authenticator.byApiKey(key);
-      if (!scope?.apiKeyUuid) throw unauthorized('The API key is malformed, unknown or revoked.');
-      request.wharfScope = scope;
-      RequestContext.enter(scope);
-      await limiter.count(scope.apiKeyUuid, reply);
-    });
+  const guarded = ({ config }: RouteFacts) =>
+    config[ROUTE_ACCESS] === 'key' || config[ROUTE_ACCESS] === 'keys';
+  return {
+    authenticate: (route) => {
+      if (!guarded(route)) return undefined;
+      const access = route.config[ROUTE_ACCESS] as Access;
+      const reads = route.config[ROUTE_READS] === true;
+      return (request) => authenticate(authenticator, request, access, reads);
+    },
+    rateLimit: (route) =>
+      guarded(route)
+        ? (request: ScopedRequest, reply) => {
+            const scope = request.wharfScope!;
+            return limiter.count(scope.portal?.sessionUuid ?? scope.apiKeyUuid!, reply);
+          }
+        : undefined,
+  };
+}
+
+/** Stage `authenticate`: the caller's scope, from its API key or its portal session's cookie. */
+async function authenticate(
+  authenticator: Authenticator,
+  request: ScopedRequest,
+  access: Access,
+  reads: boolean,
+): Promise<undefined> {
+  const header = request.headers.authorization;
+  const cookie = header ? undefined : portalCookie(request.headers.cookie);
+  if (cookie !== undefined) {
+    const scope = await authenticator.byPortalCookie(cookie);
+    if (!scope?.portal)
+      throw unauthorized('The portal session has expired or was revoked: open a new portal link.');
+    if (access === 'keys') throw forbidden('A portal session cannot do this: use an API key.');
+    if (!SAFE_METHODS.has(request.method)) {
+      if (request.headers[PORTAL_WRITE_HEADER] !== '1')
+        throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
+      if (scope.portal.readOnly && !reads) throw forbidden('This portal session is read-only.');
+    }
+    request.wharfScope = scope;
+    RequestContext.enter(scope);
+    return undefined;
+  }
+  if (!header) throw unauthorized('Send an API key: Authorization: Bearer <key>.');
+  const key = BEARER.exec(header)?.[1];
+  if (!key) throw unauthorized('The Authorization header must be "Bearer <key>".');
+  const scope = await authenticator.byApiKey(key);
+  if (!scope?.apiKeyUuid) throw unauthorized('The API key is malformed, unknown or revoked.');
+  request.wharfScope = scope;
+  RequestContext.enter(scope);
+  return undefined;
 }

@@ -12,6 +12,7 @@ import { JsonText } from '../common/json-text';
 import { lazyChildLogger } from '../logging/logger';
 import { RequestContext } from '../tenancy/request-context';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Around, Outcome } from './pipeline-stage';
 
 export { BODY_LIMIT };
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -91,11 +92,14 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     loggerInstance: logger as never,
-    // logRequests writes one line per request instead, and only where it is wanted.
+    // The request-log stage writes one line per request instead, and only where it is wanted.
     logController: quietRequests(),
     childLoggerFactory: lazyChildLogger as never,
     trustProxy: true,
     clientErrorHandler,
+    // No Nest middleware: per-request work is a stage of the request pipeline, so @fastify/middie's hook
+    // would run for nothing on every request.
+    skipMiddie: true,
     // Router-level refusals (a path that is not valid percent-encoding, an over-long path parameter).
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
@@ -114,12 +118,12 @@ export function createFastifyAdapter(logger: object): FastifyAdapter {
 }
 
 /**
- * Wire-level conventions that live below Nest's router: JSON bodies only, request ids, and
- * the one place hostile input is refused for every route (resources, custom routes, management API):
- * oversize bodies (413, body-limit.ts), over-deep ones (400, before parsing), NUL and lone surrogates in any
- * body string or key (422) or query parameter (400); an empty body is none where the route needs none
- * (body-routes.ts). Create the Nest app with `bodyParser: false`: this parser replaces Nest's.
- * Fastify's own errors (415, bad JSON) reach the global AllExceptionsFilter through Nest's error handler.
+ * Wire-level conventions that live below Nest's router: JSON bodies only and the one place hostile input is
+ * refused for every route (resources, custom routes, management API): oversize bodies (413, body-limit.ts),
+ * over-deep ones (400, before parsing), NUL and lone surrogates in any body string or key (422) or query
+ * parameter (400, the `query` stage); an empty body is none where the route needs none (body-routes.ts).
+ * Create the Nest app with `bodyParser: false`: this parser replaces Nest's. Fastify's own errors (415, bad
+ * JSON) reach the global AllExceptionsFilter through Nest's error handler.
  */
 export function configureHttp(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -144,26 +148,34 @@ export function configureHttp(app: NestFastifyApplication): void {
   fastify.setReplySerializer((payload) =>
     payload instanceof JsonText ? (payload.bytes() as unknown as string) : JSON.stringify(payload),
   );
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    try {
-      checkQuery(request.query);
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
-  });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
-    if (hasBody(request.headers) && !isJson(request.headers['content-type'])) {
-      done(
-        new UnsupportedMediaTypeException('Send the request body as JSON (content-type: application/json).'),
-      );
-      return;
-    }
-    RequestContext.open(done, request);
-  });
-  fastify.addHook('onResponse', (request, reply, done) => {
-    RequestContext.responded(request, reply.statusCode);
-    done();
-  });
+}
+
+/**
+ * Stage `request-context`: every answer carries the request's id, and the rest of the request runs in its
+ * own (still empty) RequestContext, which authentication fills in.
+ */
+export function openRequest(request: FastifyRequest, reply: FastifyReply): Around {
+  void reply.header('x-request-id', request.id);
+  return { around: (rest) => RequestContext.open(rest, request) };
+}
+
+/** Stage `json-only`: a body that is not JSON is a 415 before it is read. */
+export function refuseNonJson(request: FastifyRequest): Outcome {
+  if (hasBody(request.headers) && !isJson(request.headers['content-type'])) {
+    return new UnsupportedMediaTypeException(
+      'Send the request body as JSON (content-type: application/json).',
+    );
+  }
+  return undefined;
+}
+
+/** Stage `query`: a NUL or a lone surrogate in a query parameter is a 400 naming it. */
+export function refuseBadQuery(request: FastifyRequest): Outcome {
+  checkQuery(request.query);
+  return undefined;
+}
+
+/** Stage `after-response`: the work a successful request left for once its answer is out (its writes committed). */
+export function responded(request: FastifyRequest, reply: FastifyReply): void {
+  RequestContext.responded(request, reply.statusCode);
 }

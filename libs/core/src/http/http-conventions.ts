@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type FindMyWay from 'find-my-way';
 import { errorObject } from '../common/api-error';
 import { noRouteDetail } from '../common/error-response';
+import type { ReplyWith, StageFor } from './pipeline-stage';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -88,9 +89,9 @@ function location(request: FastifyRequest, reply: FastifyReply, payload: string 
 }
 
 /**
- * HTTP conventions below Nest's router: the route table that 405 + `Allow` and plain `OPTIONS` are answered
- * from, `OPTIONS` that is not a CORS preflight (204 with `Allow`, or 404 in the error format), `ETag`/304 on
- * GETs and `Location` on 201. Call before any route is registered and before CORS (its hook runs first).
+ * The route table that 405 + `Allow` and plain `OPTIONS` are answered from: call before any route is
+ * registered. The conventions themselves are stages of the request pipeline: `options` (before CORS) and
+ * `conventions` (ETag/304 on GETs, `Location` on 201).
  */
 export function configureHttpConventions(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -106,37 +107,39 @@ export function configureHttpConventions(app: NestFastifyApplication): void {
       }
     }
   });
+}
 
-  fastify.addHook('onRequest', (request, reply, done) => {
-    // A CORS preflight carries Access-Control-Request-Method: those are @fastify/cors's.
-    if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] !== undefined) {
-      done();
-      return;
-    }
-    const allow = allowedMethods(fastify, request.url);
-    if (allow.length) {
-      void reply.code(204).header('allow', allow.join(', ')).header('x-request-id', request.id).send();
-      return;
-    }
-    void reply
-      .code(404)
-      .header('x-request-id', request.id)
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify({ errors: [errorObject(404, noRouteDetail('OPTIONS', request.url))] }));
-  });
+/**
+ * Stage `options`: an `OPTIONS` that is not a CORS preflight (those carry Access-Control-Request-Method and
+ * are CORS's) is answered here, 204 with `Allow` or 404 in the error format. Only where an OPTIONS can
+ * arrive: a route that serves it (CORS's catch-all) or no route at all.
+ */
+export const answerOptions: StageFor<'onRequest'> = (route) =>
+  route.url === undefined || route.methods.includes('OPTIONS') ? plainOptions : undefined;
 
-  // A body built as JSON text comes as a Buffer (JsonText.bytes), any other as a string.
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) {
-      done(null, payload);
-      return;
-    }
-    const status = reply.statusCode;
-    if (status === 201) location(request, reply, payload);
-    else if (status === 200 && (request.method === 'GET' || request.method === 'HEAD')) {
-      done(null, etag(request, reply, payload));
-      return;
-    }
-    done(null, payload);
-  });
+function plainOptions(request: FastifyRequest): ReplyWith | undefined {
+  if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] !== undefined) {
+    return undefined;
+  }
+  const allow = allowedMethods(request.server, request.url);
+  if (allow.length) return { status: 204, headers: { allow: allow.join(', ') } };
+  return {
+    status: 404,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ errors: [errorObject(404, noRouteDetail('OPTIONS', request.url))] }),
+  };
+}
+
+/**
+ * Stage `conventions`: `ETag`/304 on a successful GET or HEAD, `Location` on a 201. A body built as JSON
+ * text comes as a Buffer (JsonText.bytes), any other as a string; a stream is left alone.
+ */
+export function conventions(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  const status = reply.statusCode;
+  if (status === 201) location(request, reply, payload);
+  else if (status === 200 && (request.method === 'GET' || request.method === 'HEAD')) {
+    return etag(request, reply, payload);
+  }
+  return payload;
 }

@@ -3,12 +3,14 @@ import { Counter, Histogram } from 'prom-client';
 import type { AppConfig } from '../config/config';
 import { errorObject } from '../common/api-error';
 import { Metrics, metricsAuthorized } from '../metrics/metrics';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StageFor } from './pipeline-stage';
 
 /**
- * Counts and times every HTTP request by method, route template (never the raw URL, so label values stay
- * bounded) and status, and serves GET /metrics (behind METRICS_TOKEN when set).
+ * Stage `metrics`: counts and times every HTTP request by method, route template (never the raw URL, so
+ * label values stay bounded) and status. Serves GET /metrics (behind METRICS_TOKEN when set).
  */
-export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): void {
+export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): StageFor<'onResponse'> {
   const metrics = app.get(Metrics);
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({
@@ -31,8 +33,9 @@ export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): 
     string,
     { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }
   >();
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+  const measure = (request: FastifyRequest, reply: FastifyReply, url: string) => {
+    // A request handed to the not-found handler (reply.callNotFound) is counted as unmatched.
+    const route = request.is404 ? 'unmatched' : url;
     const key = `${request.method} ${reply.statusCode} ${route}`;
     let one = series.get(key);
     if (!one) {
@@ -41,8 +44,7 @@ export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): 
     }
     one.count.inc();
     one.time.observe(reply.elapsedTime / 1000);
-    done();
-  });
+  };
   fastify.get('/metrics', async (request, reply) => {
     if (!metricsAuthorized(request.headers.authorization, config.metricsToken)) {
       return reply
@@ -53,4 +55,7 @@ export function instrumentHttp(app: NestFastifyApplication, config: AppConfig): 
     }
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+  return ({ url = 'unmatched' }) =>
+    (request, reply) =>
+      measure(request, reply, url);
 }

@@ -71,42 +71,60 @@ export class RateLimiter implements OnApplicationShutdown {
     }
   }
 
-  /** Counts a request of `apiKey`; throws 429 past the limit (503 while Redis is down, when closed). */
-  async count(apiKey: string, reply: FastifyReply): Promise<void> {
+  /**
+   * Counts a request of `apiKey`; throws 429 past the limit (503 while Redis is down, when closed). Far from
+   * the limit it answers synchronously: the request goes on without waiting for a promise.
+   */
+  count(apiKey: string, reply: FastifyReply): undefined | Promise<undefined> {
     // Closed: while Redis is known to be down even the in-memory fast path refuses, as nothing is shared.
     if (this.config.rateLimitFail === 'closed' && this.outages.isDown('redis'))
       throw unavailableError('redis');
-    const limit = this.config.rateLimitPerMinute;
     const now = Date.now();
     const window = Math.floor(now / WINDOW_MS);
-    let counter = this.counters.get(apiKey);
-    let count: number;
+    const counter = this.counters.get(apiKey);
+    const limit = this.config.rateLimitPerMinute;
     if (counter && counter.window === window && counter.shared + counter.unsynced + 1 < limit * EXACT_FROM) {
       counter.unsynced++;
-      count = counter.shared + counter.unsynced;
-    } else {
-      try {
-        const pending = counter?.window === window ? counter.unsynced : 0;
-        count = await this.add(apiKey, window, pending + 1);
-        counter = { window, shared: count, unsynced: 0 };
-        this.counters.set(apiKey, counter);
-      } catch (error) {
-        // Logged once per outage by the monitor. RATE_LIMIT_FAIL=open (default) keeps the API up while
-        // Redis is away, unmetered; closed answers 503 instead.
-        this.outages.failed('redis', error);
-        if (this.config.rateLimitFail === 'open') return;
-        throw unavailableError('redis');
-      }
+      return this.answer(reply, counter.shared + counter.unsynced, now);
     }
+    return this.countInRedis(apiKey, counter, now, reply);
+  }
+
+  private async countInRedis(
+    apiKey: string,
+    counter: Counter | undefined,
+    now: number,
+    reply: FastifyReply,
+  ): Promise<undefined> {
+    const window = Math.floor(now / WINDOW_MS);
+    let count: number;
+    try {
+      const pending = counter?.window === window ? counter.unsynced : 0;
+      count = await this.add(apiKey, window, pending + 1);
+      this.counters.set(apiKey, { window, shared: count, unsynced: 0 });
+    } catch (error) {
+      // Logged once per outage by the monitor. RATE_LIMIT_FAIL=open (default) keeps the API up while
+      // Redis is away, unmetered; closed answers 503 instead.
+      this.outages.failed('redis', error);
+      if (this.config.rateLimitFail === 'open') return undefined;
+      throw unavailableError('redis');
+    }
+    return this.answer(reply, count, now);
+  }
+
+  /** The rate-limit headers of a request counted `count`th in its window, and 429 past the limit. */
+  private answer(reply: FastifyReply, count: number, now: number): undefined {
+    const limit = this.config.rateLimitPerMinute;
     void reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', Math.max(0, limit - count));
     if (count > limit) {
-      const retryAfter = Math.ceil(((window + 1) * WINDOW_MS - now) / 1000);
+      const retryAfter = Math.ceil(((Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS - now) / 1000);
       throw ApiError.retryAfter(
         429,
         retryAfter,
         `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s.`,
       );
     }
+    return undefined;
   }
 
   async onApplicationShutdown(): Promise<void> {

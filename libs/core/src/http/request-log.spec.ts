@@ -18,7 +18,11 @@ async function server(nodeEnv: NodeEnv, level = 'info') {
     logController: new LogController({ disableRequestLogging: true }),
   });
   const app = { getHttpAdapter: () => ({ getInstance: () => fastify }) } as never;
-  logRequests(app, { nodeEnv }, 50);
+  const log = logRequests(app, { nodeEnv }, 50);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    void log(request, reply);
+    done();
+  });
   fastify.get('/fast', async () => ({ ok: true }));
   fastify.get('/boom', async (_request, reply) => reply.status(500).send({ errors: [] }));
   fastify.get('/slow', async () => {

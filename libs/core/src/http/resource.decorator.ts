@@ -12,20 +12,44 @@ import {
   Query,
   Type,
 } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ResourceControllerDocs, ResourceRouteDocs } from '../openapi/resource-docs.decorator';
 import { ResourceRouteMethod } from '../openapi/openapi-names';
 import { pluralAlias, pluralPath } from '../resources/naming';
 import { resourceModel } from '../resources/resource-model.decorator';
 import { ResourceServices } from '../extensions/resource-services';
+import type { ResourceService } from '../resources/resource.service';
 
 const RESOURCE_ENTITY = Symbol('wharf:resource');
-/** On a generated route method: which resource and route it serves (see serveResourceRoutes). */
-export const RESOURCE_ROUTE = Symbol('wharf:resource-route');
+/** The Fastify route config key of a generated route: which resource and route it serves (ResourceRoute). */
+export const RESOURCE_ROUTE = 'wharfResource';
 
-/** What a generated route method serves. */
+/** What a generated route reads of its request: a Fastify request is one, and so is what Nest hands over. */
+export interface RouteInput {
+  params: { uuid: string };
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/**
+ * One generated route, declared once: its Nest registration (decorator, parameters, status; Nest's router
+ * and the OpenAPI document read them) and `serve`, the route itself: one call into the resource service. A
+ * Fastify handler made of `serve` replaces Nest's when the route is registered (serveResourceRoutes).
+ */
+export interface ResourceRouteDef {
+  method: ResourceRouteMethod;
+  kind: ResourceRouteKind;
+  decorate: MethodDecorator;
+  /** The request parts its Nest method takes, in order. */
+  reads: ('uuid' | 'query' | 'body')[];
+  status?: number;
+  serve: (service: ResourceService, input: RouteInput) => Promise<unknown>;
+}
+
+/** What a generated route serves: in its Fastify route config under RESOURCE_ROUTE. */
 export interface ResourceRoute {
   entity: Type;
-  method: ResourceRouteMethod;
+  route: ResourceRouteDef;
 }
 const SERVICES = Symbol('wharf:resource-services');
 
@@ -41,80 +65,53 @@ export interface ResourceOptions {
   routes?: ResourceRouteKind[];
 }
 
-type Route = {
-  method: ResourceRouteMethod;
-  kind: ResourceRouteKind;
-  decorate: MethodDecorator;
-  params: ((target: object, key: string, index: number) => void)[];
-  status?: number;
-  call: (entity: Type) => (this: ResourceHandlers, ...args: any[]) => Promise<unknown>;
-};
+const update = (service: ResourceService, { params, body }: RouteInput) =>
+  service.updateJson(params.uuid, body);
 
-/** The five routes of a resource (PATCH as an alias of PUT); each handler is one call into the resource service. */
-const ROUTES: Route[] = [
-  {
-    method: 'list',
-    kind: 'list',
-    decorate: Get(),
-    params: [Query()],
-    call: (e) =>
-      function (q) {
-        return this[SERVICES].for(e).listJson(q);
-      },
-  },
+/** The five routes of a resource (PATCH as an alias of PUT). */
+const ROUTES: ResourceRouteDef[] = [
+  { method: 'list', kind: 'list', decorate: Get(), reads: ['query'], serve: (s, i) => s.listJson(i.query) },
   {
     method: 'find',
     kind: 'find',
     decorate: Get(':uuid'),
-    params: [Param('uuid')],
-    call: (e) =>
-      function (u) {
-        return this[SERVICES].for(e).findJson(u);
-      },
+    reads: ['uuid'],
+    serve: (s, i) => s.findJson(i.params.uuid),
   },
   {
     method: 'create',
     kind: 'create',
     decorate: Post(),
-    params: [Body()],
+    reads: ['body'],
     status: 201,
-    call: (e) =>
-      function (b) {
-        return this[SERVICES].for(e).createJson(b);
-      },
+    serve: (s, i) => s.createJson(i.body),
   },
-  {
-    method: 'update',
-    kind: 'update',
-    decorate: Put(':uuid'),
-    params: [Param('uuid'), Body()],
-    call: (e) =>
-      function (u, b) {
-        return this[SERVICES].for(e).updateJson(u, b);
-      },
-  },
-  {
-    method: 'patch',
-    kind: 'update',
-    decorate: Patch(':uuid'),
-    params: [Param('uuid'), Body()],
-    call: (e) =>
-      function (u, b) {
-        return this[SERVICES].for(e).updateJson(u, b);
-      },
-  },
+  { method: 'update', kind: 'update', decorate: Put(':uuid'), reads: ['uuid', 'body'], serve: update },
+  { method: 'patch', kind: 'update', decorate: Patch(':uuid'), reads: ['uuid', 'body'], serve: update },
   {
     method: 'remove',
     kind: 'remove',
     decorate: Delete(':uuid'),
-    params: [Param('uuid')],
+    reads: ['uuid'],
     status: 200,
-    call: (e) =>
-      function (u) {
-        return this[SERVICES].for(e).remove(u);
-      },
+    serve: (s, i) => s.remove(i.params.uuid),
   },
 ];
+
+const PARAMETERS = { uuid: Param('uuid'), query: Query(), body: Body() } as const;
+
+/** The Nest method of a generated route: its parameters made into the route's input. */
+function nestMethod(entity: Type, route: ResourceRouteDef) {
+  return function (this: ResourceHandlers, ...args: unknown[]) {
+    const input: RouteInput = { params: { uuid: '' }, query: {}, body: undefined };
+    route.reads.forEach((part, index) => {
+      if (part === 'uuid') input.params.uuid = args[index] as string;
+      else if (part === 'query') input.query = args[index] as Record<string, unknown>;
+      else input.body = args[index];
+    });
+    return route.serve(this[SERVICES].for(entity), input);
+  };
+}
 
 /**
  * Binds a controller to a resource, named by its entity class so that a typo cannot compile, and defines
@@ -138,27 +135,27 @@ export function Resource(entity: Type, options: ResourceOptions = {}): ClassDeco
     Inject(ResourceServices)(prototype, SERVICES);
     for (const route of ROUTES) {
       if (!served.has(route.kind) || Object.prototype.hasOwnProperty.call(prototype, route.method)) continue;
-      const handler = route.call(entity);
+      const handler = nestMethod(entity, route);
       Object.defineProperty(handler, 'name', { value: route.method });
       Object.defineProperty(prototype, route.method, {
         value: handler,
         writable: true,
         configurable: true,
       });
-      Reflect.defineMetadata(
-        RESOURCE_ROUTE,
-        { entity, method: route.method } satisfies ResourceRoute,
-        handler,
-      );
       const descriptor = Object.getOwnPropertyDescriptor(prototype, route.method)!;
-      route.params.forEach((decorate, index) => decorate(prototype, route.method, index));
+      route.reads.forEach((part, index) => PARAMETERS[part](prototype, route.method, index));
       Reflect.defineMetadata(
         'design:paramtypes',
-        route.params.map(() => Object),
+        route.reads.map(() => Object),
         prototype,
         route.method,
       );
       route.decorate(prototype, route.method, descriptor);
+      RouteConfig({ [RESOURCE_ROUTE]: { entity, route } satisfies ResourceRoute })(
+        prototype,
+        route.method,
+        descriptor,
+      );
       if (route.status) HttpCode(route.status)(prototype, route.method, descriptor);
       ResourceRouteDocs(route.method, name)(prototype, route.method, descriptor);
     }
