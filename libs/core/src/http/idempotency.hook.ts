@@ -61,17 +61,28 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
   const keys: KeyStore = { pool, ttlMs };
   const keyed = ({ methods, config }: RouteFacts) =>
     methods.includes('POST') && (config[ROUTE_ACCESS] === 'key' || config[ROUTE_ACCESS] === 'keys');
+  // Requests without a key (most) go through these stages without waiting for a promise.
   return {
     replayOrPin: (route) => {
       if (!keyed(route)) return undefined;
       // A resource's create does nothing before its statement, which finds a stored key itself (taken); any
       // other handler might (a test send, a Redis call), so its key is looked up before it runs.
       const lookFirst = !isResourceCreate(route.config);
-      return (request, reply) => replayOrPin(keys, lookFirst, request, reply);
+      return (request: KeyedRequest, reply) => {
+        const header = request.headers[IDEMPOTENCY_HEADER];
+        if (request.method !== 'POST' || header === undefined || !request.wharfScope) return undefined;
+        return replayOrPin(keys, lookFirst, header, request, reply);
+      };
     },
     answered: (route) =>
-      keyed(route) ? (request, reply, payload) => answered(keys, request, reply, payload) : undefined,
-    abandoned: (route) => (keyed(route) ? abandoned : undefined),
+      keyed(route)
+        ? (request: KeyedRequest, reply, payload) =>
+            request.wharfIdempotency ? answered(keys, request, reply, payload) : payload
+        : undefined,
+    abandoned: (route) =>
+      keyed(route)
+        ? (request: KeyedRequest) => (request.wharfIdempotency?.client ? abandoned(request) : undefined)
+        : undefined,
   };
 }
 
@@ -79,14 +90,13 @@ export function configureIdempotency(app: NestFastifyApplication, ttlMs: number)
 async function replayOrPin(
   keys: KeyStore,
   lookFirst: boolean,
+  header: string | string[],
   request: KeyedRequest,
   reply: FastifyReply,
 ): Promise<typeof SENT | undefined> {
-  const header = request.headers[IDEMPOTENCY_HEADER];
-  if (request.method !== 'POST' || header === undefined || !request.wharfScope) return undefined;
   const path = request.url.split('?')[0];
   const keyed: KeyedWrite = {
-    company: request.wharfScope.companyUuid,
+    company: request.wharfScope!.companyUuid,
     key: idempotencyKeyOf(header),
     route: `POST ${path}`,
     hash: bodyHash(request.body),

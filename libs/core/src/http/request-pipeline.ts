@@ -76,8 +76,8 @@ async function pipelineStages(app: NestFastifyApplication, config: AppConfig): P
 
 /**
  * Everything the api does with a request around its handler, as the stages of REQUEST_PIPELINE: one
- * Fastify hook per phase runs that phase's stages for the route matched, and no other module adds a
- * request hook. Also sets up what the stages rely on: the route table (405, OPTIONS), the JSON body
+ * Fastify hook per phase runs that phase's stages for the route matched, and no other part of the kernel
+ * adds a request hook. Also sets up what the stages rely on: the route table (405, OPTIONS), the JSON body
  * parser, the generated routes' handlers, GET /metrics. Call before any route is registered and before
  * the app is initialised.
  */
