@@ -1,3 +1,4 @@
+import { composeWharf } from '@wharf/webhooks';
 import { Injectable, Logger, Type } from '@nestjs/common';
 import { createApi } from '@wharf/api';
 import {
@@ -235,7 +236,7 @@ describe('extension boot checks: mistakes found before anything is served', () =
   });
 
   it('the bundled extensions pass every check', () => {
-    expect(() => composeHost(testConfig(), [])).not.toThrow();
+    expect(() => composeWharf(testConfig())).not.toThrow();
   });
 });
 

@@ -1,3 +1,4 @@
+import { LocationsExtension } from '@wharf/locations';
 import { Get, Injectable } from '@nestjs/common';
 import { InventoryExtension } from '@wharf/inventory';
 import {
@@ -296,9 +297,11 @@ describe('extension SDK: conflicting extensions fail at start, naming both', () 
     expect(() => composeHost(config, [], [AlphaExtension, BetaExtension])).toThrow(
       /widget.*"alpha".*"beta"|widget.*"beta".*"alpha"/,
     );
-    expect(() => composeHost(config, [], [InventoryExtension, GammaExtension])).toThrow(
-      /location.*"core".*"gamma"/,
+    expect(() => composeHost(config, [LocationsExtension], [InventoryExtension, GammaExtension])).toThrow(
+      /location.*"locations".*"gamma"/,
     );
-    expect(() => composeHost(config, [], [AlphaExtension, InventoryExtension])).not.toThrow();
+    expect(() =>
+      composeHost(config, [LocationsExtension], [AlphaExtension, InventoryExtension]),
+    ).not.toThrow();
   });
 });
