@@ -185,6 +185,7 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
 
   it('drives every operation with valid requests, whose answers match their schemas', async () => {
     await expectStatus(200, 'health');
+    await expectStatus(200, 'liveness');
     await expectStatus(200, 'listWebhookEvents');
     await expectStatus(200, 'listWebhookSenderAddresses');
 
