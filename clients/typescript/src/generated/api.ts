@@ -1146,104 +1146,6 @@ export interface components {
         Errors: {
             errors: components["schemas"]["ErrorObject"][];
         };
-        Location: {
-            /**
-             * Format: uuid
-             * @description The same value as uuid (the primary key generic clients expect).
-             */
-            id: string;
-            /** Format: uuid */
-            uuid: string;
-            /** Format: uuid */
-            company_uuid: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            name: string;
-            street: string | null;
-            city: string | null;
-            state: string | null;
-            zip: string | null;
-            country: string | null;
-            latitude: number | null;
-            longitude: number | null;
-        };
-        /** @description A location as embedded in another record: without its own embedded records. */
-        LocationEmbedded: {
-            /**
-             * Format: uuid
-             * @description The same value as uuid (the primary key generic clients expect).
-             */
-            id: string;
-            /** Format: uuid */
-            uuid: string;
-            /** Format: uuid */
-            company_uuid: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            name: string;
-            street: string | null;
-            city: string | null;
-            state: string | null;
-            zip: string | null;
-            country: string | null;
-            latitude: number | null;
-            longitude: number | null;
-        };
-        LocationCreateBody: {
-            /** @description Sent as `{"location": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            location: {
-                name: string;
-                street?: string | null;
-                city?: string | null;
-                state?: string | null;
-                zip?: string | null;
-                country?: string | null;
-                latitude?: number | null;
-                longitude?: number | null;
-            };
-        } | {
-            name: string;
-            street?: string | null;
-            city?: string | null;
-            state?: string | null;
-            zip?: string | null;
-            country?: string | null;
-            latitude?: number | null;
-            longitude?: number | null;
-        };
-        LocationUpdateBody: {
-            /** @description Sent as `{"location": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            location: {
-                name?: string;
-                street?: string | null;
-                city?: string | null;
-                state?: string | null;
-                zip?: string | null;
-                country?: string | null;
-                latitude?: number | null;
-                longitude?: number | null;
-            };
-        } | {
-            name?: string;
-            street?: string | null;
-            city?: string | null;
-            state?: string | null;
-            zip?: string | null;
-            country?: string | null;
-            latitude?: number | null;
-            longitude?: number | null;
-        };
-        LocationResponse: {
-            location: components["schemas"]["Location"];
-        };
-        LocationListResponse: {
-            locations: components["schemas"]["Location"][];
-            meta: components["schemas"]["ListMeta"];
-        };
         WebhookEndpoint: {
             /**
              * Format: uuid
@@ -1384,6 +1286,104 @@ export interface components {
             webhook_endpoints: components["schemas"]["WebhookEndpoint"][];
             meta: components["schemas"]["ListMeta"];
         };
+        Location: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            name: string;
+            street: string | null;
+            city: string | null;
+            state: string | null;
+            zip: string | null;
+            country: string | null;
+            latitude: number | null;
+            longitude: number | null;
+        };
+        /** @description A location as embedded in another record: without its own embedded records. */
+        LocationEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            name: string;
+            street: string | null;
+            city: string | null;
+            state: string | null;
+            zip: string | null;
+            country: string | null;
+            latitude: number | null;
+            longitude: number | null;
+        };
+        LocationCreateBody: {
+            /** @description Sent as `{"location": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
+            location: {
+                name: string;
+                street?: string | null;
+                city?: string | null;
+                state?: string | null;
+                zip?: string | null;
+                country?: string | null;
+                latitude?: number | null;
+                longitude?: number | null;
+            };
+        } | {
+            name: string;
+            street?: string | null;
+            city?: string | null;
+            state?: string | null;
+            zip?: string | null;
+            country?: string | null;
+            latitude?: number | null;
+            longitude?: number | null;
+        };
+        LocationUpdateBody: {
+            /** @description Sent as `{"location": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
+            location: {
+                name?: string;
+                street?: string | null;
+                city?: string | null;
+                state?: string | null;
+                zip?: string | null;
+                country?: string | null;
+                latitude?: number | null;
+                longitude?: number | null;
+            };
+        } | {
+            name?: string;
+            street?: string | null;
+            city?: string | null;
+            state?: string | null;
+            zip?: string | null;
+            country?: string | null;
+            latitude?: number | null;
+            longitude?: number | null;
+        };
+        LocationResponse: {
+            location: components["schemas"]["Location"];
+        };
+        LocationListResponse: {
+            locations: components["schemas"]["Location"][];
+            meta: components["schemas"]["ListMeta"];
+        };
         WebhookRequestLog: {
             /**
              * Format: uuid
@@ -1510,6 +1510,175 @@ export interface components {
         };
         VehicleListResponse: {
             vehicles: components["schemas"]["Vehicle"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        Driver: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vehicle_uuid: string | null;
+            name: string;
+            phone: string | null;
+            email: string | null;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** @description Any JSON value. */
+            location: unknown;
+            /** Format: date-time */
+            location_updated_at: string | null;
+            vehicle: components["schemas"]["VehicleEmbedded"] | null;
+        };
+        /** @description A driver as embedded in another record: without its own embedded records. */
+        DriverEmbedded: {
+            /**
+             * Format: uuid
+             * @description The same value as uuid (the primary key generic clients expect).
+             */
+            id: string;
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            company_uuid: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vehicle_uuid: string | null;
+            name: string;
+            phone: string | null;
+            email: string | null;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** @description Any JSON value. */
+            location: unknown;
+            /** Format: date-time */
+            location_updated_at: string | null;
+        };
+        DriverCreateBody: {
+            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
+            driver: {
+                /** Format: uuid */
+                vehicle_uuid?: string | null;
+                name: string;
+                phone?: string | null;
+                /** Format: email */
+                email?: string | null;
+                /** @enum {string|null} */
+                status?: "active" | "inactive" | null;
+                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+                vehicle?: {
+                    /** Format: uuid */
+                    uuid?: string;
+                    /**
+                     * Format: uuid
+                     * @description Accepted instead of uuid.
+                     */
+                    id?: string;
+                    plate_number?: string;
+                    make?: string | null;
+                    model?: string | null;
+                    year?: number | null;
+                    /** @enum {string|null} */
+                    status?: "active" | "inactive" | "maintenance" | null;
+                } | null;
+            };
+        } | {
+            /** Format: uuid */
+            vehicle_uuid?: string | null;
+            name: string;
+            phone?: string | null;
+            /** Format: email */
+            email?: string | null;
+            /** @enum {string|null} */
+            status?: "active" | "inactive" | null;
+            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+            vehicle?: {
+                /** Format: uuid */
+                uuid?: string;
+                /**
+                 * Format: uuid
+                 * @description Accepted instead of uuid.
+                 */
+                id?: string;
+                plate_number?: string;
+                make?: string | null;
+                model?: string | null;
+                year?: number | null;
+                /** @enum {string|null} */
+                status?: "active" | "inactive" | "maintenance" | null;
+            } | null;
+        };
+        DriverUpdateBody: {
+            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
+            driver: {
+                /** Format: uuid */
+                vehicle_uuid?: string | null;
+                name?: string;
+                phone?: string | null;
+                /** Format: email */
+                email?: string | null;
+                /** @enum {string|null} */
+                status?: "active" | "inactive" | null;
+                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+                vehicle?: {
+                    /** Format: uuid */
+                    uuid?: string;
+                    /**
+                     * Format: uuid
+                     * @description Accepted instead of uuid.
+                     */
+                    id?: string;
+                    plate_number?: string;
+                    make?: string | null;
+                    model?: string | null;
+                    year?: number | null;
+                    /** @enum {string|null} */
+                    status?: "active" | "inactive" | "maintenance" | null;
+                } | null;
+            };
+        } | {
+            /** Format: uuid */
+            vehicle_uuid?: string | null;
+            name?: string;
+            phone?: string | null;
+            /** Format: email */
+            email?: string | null;
+            /** @enum {string|null} */
+            status?: "active" | "inactive" | null;
+            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
+            vehicle?: {
+                /** Format: uuid */
+                uuid?: string;
+                /**
+                 * Format: uuid
+                 * @description Accepted instead of uuid.
+                 */
+                id?: string;
+                plate_number?: string;
+                make?: string | null;
+                model?: string | null;
+                year?: number | null;
+                /** @enum {string|null} */
+                status?: "active" | "inactive" | "maintenance" | null;
+            } | null;
+        };
+        DriverResponse: {
+            driver: components["schemas"]["Driver"];
+        };
+        DriverListResponse: {
+            drivers: components["schemas"]["Driver"][];
             meta: components["schemas"]["ListMeta"];
         };
         Order: {
@@ -1839,7 +2008,7 @@ export interface components {
             orders: components["schemas"]["Order"][];
             meta: components["schemas"]["ListMeta"];
         };
-        Driver: {
+        WarehouseDock: {
             /**
              * Format: uuid
              * @description The same value as uuid (the primary key generic clients expect).
@@ -1854,20 +2023,16 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             /** Format: uuid */
-            vehicle_uuid: string | null;
-            name: string;
-            phone: string | null;
-            email: string | null;
+            warehouse_uuid: string;
+            dock_number: string;
             /** @enum {string} */
-            status: "active" | "inactive";
-            /** @description Any JSON value. */
-            location: unknown;
-            /** Format: date-time */
-            location_updated_at: string | null;
-            vehicle: components["schemas"]["VehicleEmbedded"] | null;
+            direction: "inbound" | "outbound" | "both";
+            capacity: number | null;
+            /** @enum {string} */
+            status: "available" | "occupied" | "maintenance";
         };
-        /** @description A driver as embedded in another record: without its own embedded records. */
-        DriverEmbedded: {
+        /** @description A warehouse-dock as embedded in another record: without its own embedded records. */
+        WarehouseDockEmbedded: {
             /**
              * Format: uuid
              * @description The same value as uuid (the primary key generic clients expect).
@@ -1882,130 +2047,63 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             /** Format: uuid */
-            vehicle_uuid: string | null;
-            name: string;
-            phone: string | null;
-            email: string | null;
+            warehouse_uuid: string;
+            dock_number: string;
             /** @enum {string} */
-            status: "active" | "inactive";
-            /** @description Any JSON value. */
-            location: unknown;
-            /** Format: date-time */
-            location_updated_at: string | null;
+            direction: "inbound" | "outbound" | "both";
+            capacity: number | null;
+            /** @enum {string} */
+            status: "available" | "occupied" | "maintenance";
         };
-        DriverCreateBody: {
-            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
-            driver: {
+        WarehouseDockCreateBody: {
+            /** @description Sent as `{"warehouse_dock": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
+            warehouse_dock: {
                 /** Format: uuid */
-                vehicle_uuid?: string | null;
-                name: string;
-                phone?: string | null;
-                /** Format: email */
-                email?: string | null;
+                warehouse_uuid?: string | null;
+                dock_number: string;
                 /** @enum {string|null} */
-                status?: "active" | "inactive" | null;
-                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-                vehicle?: {
-                    /** Format: uuid */
-                    uuid?: string;
-                    /**
-                     * Format: uuid
-                     * @description Accepted instead of uuid.
-                     */
-                    id?: string;
-                    plate_number?: string;
-                    make?: string | null;
-                    model?: string | null;
-                    year?: number | null;
-                    /** @enum {string|null} */
-                    status?: "active" | "inactive" | "maintenance" | null;
-                } | null;
+                direction?: "inbound" | "outbound" | "both" | null;
+                capacity?: number | null;
+                /** @enum {string|null} */
+                status?: "available" | "occupied" | "maintenance" | null;
             };
         } | {
             /** Format: uuid */
-            vehicle_uuid?: string | null;
-            name: string;
-            phone?: string | null;
-            /** Format: email */
-            email?: string | null;
+            warehouse_uuid?: string | null;
+            dock_number: string;
             /** @enum {string|null} */
-            status?: "active" | "inactive" | null;
-            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-            vehicle?: {
-                /** Format: uuid */
-                uuid?: string;
-                /**
-                 * Format: uuid
-                 * @description Accepted instead of uuid.
-                 */
-                id?: string;
-                plate_number?: string;
-                make?: string | null;
-                model?: string | null;
-                year?: number | null;
-                /** @enum {string|null} */
-                status?: "active" | "inactive" | "maintenance" | null;
-            } | null;
+            direction?: "inbound" | "outbound" | "both" | null;
+            capacity?: number | null;
+            /** @enum {string|null} */
+            status?: "available" | "occupied" | "maintenance" | null;
         };
-        DriverUpdateBody: {
-            /** @description Sent as `{"driver": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, location, location_updated_at), which are ignored. */
-            driver: {
+        WarehouseDockUpdateBody: {
+            /** @description Sent as `{"warehouse_dock": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
+            warehouse_dock: {
                 /** Format: uuid */
-                vehicle_uuid?: string | null;
-                name?: string;
-                phone?: string | null;
-                /** Format: email */
-                email?: string | null;
+                warehouse_uuid?: string | null;
+                dock_number?: string;
                 /** @enum {string|null} */
-                status?: "active" | "inactive" | null;
-                /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-                vehicle?: {
-                    /** Format: uuid */
-                    uuid?: string;
-                    /**
-                     * Format: uuid
-                     * @description Accepted instead of uuid.
-                     */
-                    id?: string;
-                    plate_number?: string;
-                    make?: string | null;
-                    model?: string | null;
-                    year?: number | null;
-                    /** @enum {string|null} */
-                    status?: "active" | "inactive" | "maintenance" | null;
-                } | null;
+                direction?: "inbound" | "outbound" | "both" | null;
+                capacity?: number | null;
+                /** @enum {string|null} */
+                status?: "available" | "occupied" | "maintenance" | null;
             };
         } | {
             /** Format: uuid */
-            vehicle_uuid?: string | null;
-            name?: string;
-            phone?: string | null;
-            /** Format: email */
-            email?: string | null;
+            warehouse_uuid?: string | null;
+            dock_number?: string;
             /** @enum {string|null} */
-            status?: "active" | "inactive" | null;
-            /** @description An embedded vehicle: with a uuid (or id) it links (and updates) that vehicle; without one it is created. */
-            vehicle?: {
-                /** Format: uuid */
-                uuid?: string;
-                /**
-                 * Format: uuid
-                 * @description Accepted instead of uuid.
-                 */
-                id?: string;
-                plate_number?: string;
-                make?: string | null;
-                model?: string | null;
-                year?: number | null;
-                /** @enum {string|null} */
-                status?: "active" | "inactive" | "maintenance" | null;
-            } | null;
+            direction?: "inbound" | "outbound" | "both" | null;
+            capacity?: number | null;
+            /** @enum {string|null} */
+            status?: "available" | "occupied" | "maintenance" | null;
         };
-        DriverResponse: {
-            driver: components["schemas"]["Driver"];
+        WarehouseDockResponse: {
+            warehouse_dock: components["schemas"]["WarehouseDock"];
         };
-        DriverListResponse: {
-            drivers: components["schemas"]["Driver"][];
+        WarehouseDockListResponse: {
+            warehouse_docks: components["schemas"]["WarehouseDock"][];
             meta: components["schemas"]["ListMeta"];
         };
         WarehouseSection: {
@@ -2346,104 +2444,6 @@ export interface components {
         };
         WarehouseListResponse: {
             warehouses: components["schemas"]["Warehouse"][];
-            meta: components["schemas"]["ListMeta"];
-        };
-        WarehouseDock: {
-            /**
-             * Format: uuid
-             * @description The same value as uuid (the primary key generic clients expect).
-             */
-            id: string;
-            /** Format: uuid */
-            uuid: string;
-            /** Format: uuid */
-            company_uuid: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** Format: uuid */
-            warehouse_uuid: string;
-            dock_number: string;
-            /** @enum {string} */
-            direction: "inbound" | "outbound" | "both";
-            capacity: number | null;
-            /** @enum {string} */
-            status: "available" | "occupied" | "maintenance";
-        };
-        /** @description A warehouse-dock as embedded in another record: without its own embedded records. */
-        WarehouseDockEmbedded: {
-            /**
-             * Format: uuid
-             * @description The same value as uuid (the primary key generic clients expect).
-             */
-            id: string;
-            /** Format: uuid */
-            uuid: string;
-            /** Format: uuid */
-            company_uuid: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** Format: uuid */
-            warehouse_uuid: string;
-            dock_number: string;
-            /** @enum {string} */
-            direction: "inbound" | "outbound" | "both";
-            capacity: number | null;
-            /** @enum {string} */
-            status: "available" | "occupied" | "maintenance";
-        };
-        WarehouseDockCreateBody: {
-            /** @description Sent as `{"warehouse_dock": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            warehouse_dock: {
-                /** Format: uuid */
-                warehouse_uuid?: string | null;
-                dock_number: string;
-                /** @enum {string|null} */
-                direction?: "inbound" | "outbound" | "both" | null;
-                capacity?: number | null;
-                /** @enum {string|null} */
-                status?: "available" | "occupied" | "maintenance" | null;
-            };
-        } | {
-            /** Format: uuid */
-            warehouse_uuid?: string | null;
-            dock_number: string;
-            /** @enum {string|null} */
-            direction?: "inbound" | "outbound" | "both" | null;
-            capacity?: number | null;
-            /** @enum {string|null} */
-            status?: "available" | "occupied" | "maintenance" | null;
-        };
-        WarehouseDockUpdateBody: {
-            /** @description Sent as `{"warehouse_dock": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at), which are ignored. */
-            warehouse_dock: {
-                /** Format: uuid */
-                warehouse_uuid?: string | null;
-                dock_number?: string;
-                /** @enum {string|null} */
-                direction?: "inbound" | "outbound" | "both" | null;
-                capacity?: number | null;
-                /** @enum {string|null} */
-                status?: "available" | "occupied" | "maintenance" | null;
-            };
-        } | {
-            /** Format: uuid */
-            warehouse_uuid?: string | null;
-            dock_number?: string;
-            /** @enum {string|null} */
-            direction?: "inbound" | "outbound" | "both" | null;
-            capacity?: number | null;
-            /** @enum {string|null} */
-            status?: "available" | "occupied" | "maintenance" | null;
-        };
-        WarehouseDockResponse: {
-            warehouse_dock: components["schemas"]["WarehouseDock"];
-        };
-        WarehouseDockListResponse: {
-            warehouse_docks: components["schemas"]["WarehouseDock"][];
             meta: components["schemas"]["ListMeta"];
         };
         TestEventDto: {
