@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
+import { listenOn } from '@wharf/core';
+import type { Client } from 'pg';
 import { API_KEYS_CHANNEL } from './migrations/1700000000008-notify-api-key-changes';
 
 /** How long after a failed LISTEN connection the next lookup tries again. */
@@ -86,30 +87,26 @@ export class ApiKeyRevocations {
 
   private async listen(): Promise<void> {
     this.connecting = true;
-    const client = new Client({ connectionString: this.databaseUrl, keepAlive: true });
-    client.on('notification', (message) => this.heard(message.payload ?? ''));
-    const lost = (error?: Error) => {
-      if (this.listener !== client) return;
-      // Changes from now on go unheard: no cached key is trusted until the connection listens again.
-      this.listener = undefined;
-      this.invalidate();
-      if (error && !this.closed) this.logger.warn(`LISTEN ${API_KEYS_CHANNEL} lost (${error.message})`);
-    };
-    client.on('error', (error) => {
-      lost(error);
-      void client.end().catch(() => undefined);
-    });
-    client.on('end', () => lost());
     try {
-      await client.connect();
-      await client.query(`LISTEN ${API_KEYS_CHANNEL}`);
-      if (this.closed) throw new Error('closed');
+      const client = await listenOn(this.databaseUrl, API_KEYS_CHANNEL, {
+        onNotify: (uuid) => this.heard(uuid),
+        onLost: (error) => {
+          if (this.listener !== client) return;
+          // Changes from now on go unheard: no cached key is trusted until the connection listens again.
+          this.listener = undefined;
+          this.invalidate();
+          if (error && !this.closed) this.logger.warn(`LISTEN ${API_KEYS_CHANNEL} lost (${error.message})`);
+        },
+      });
+      if (this.closed) {
+        await client.end().catch(() => undefined);
+        return;
+      }
       // What was read before this connection listened may have changed unheard.
       this.invalidate();
       this.listener = client;
     } catch {
       this.nextAttempt = Date.now() + RETRY_MS;
-      await client.end().catch(() => undefined);
     } finally {
       this.connecting = false;
     }

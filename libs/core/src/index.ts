@@ -7,6 +7,7 @@ export * from './config/config.module';
 export * from './schema/data-source';
 export * from './schema/database.module';
 export * from './database/ensure-database';
+export * from './database/listen';
 export * from './database/pool';
 export * from './database/typeorm-pg';
 export * from './database/lost-race';

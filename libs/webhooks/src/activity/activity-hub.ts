@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
-import { Client } from 'pg';
+import { APP_CONFIG, AppConfig, OutageMonitor, listenOn } from '@wharf/core';
+import type { Client } from 'pg';
 import { ACTIVITY_CHANNEL } from '../migrations/1700000000116-notify-activity';
 import { forgetOld, parseNotice } from './activity-notice';
 import { RequestLogStore, StreamPosition, StreamRow } from '../store/request-logs.store';
@@ -76,23 +76,14 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
   }
 
   private async listen(): Promise<Client> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('notification', (message) => this.notified(message.payload ?? ''));
-    client.on('error', (error) => {
-      if (!this.outages.report(error)) this.logger.warn(`LISTEN connection lost (${error.message})`);
-      if (this.listener === client) this.listener = undefined;
-      void client.end().catch(() => undefined);
+    const client = await listenOn(this.config.databaseUrl, ACTIVITY_CHANNEL, {
+      onNotify: (payload) => this.notified(payload),
+      onLost: (error) => {
+        if (this.listener === client) this.listener = undefined;
+        if (error && !this.outages.report(error))
+          this.logger.warn(`LISTEN connection lost (${error.message})`);
+      },
     });
-    client.on('end', () => {
-      if (this.listener === client) this.listener = undefined;
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${ACTIVITY_CHANNEL}`);
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
-    }
     this.listener = client;
     return client;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, OutageMonitor } from '@wharf/core';
-import { Client } from 'pg';
+import { APP_CONFIG, AppConfig, OutageMonitor, listenOn } from '@wharf/core';
+import type { Client } from 'pg';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../../outbox/outbox.writer';
 import { DeliveryStore } from '../../store/delivery.store';
 import { FAN_OUT_BATCH } from '../../tuning';
@@ -36,24 +36,19 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    // The api notifies ADMIT_PAYLOAD when it puts deliveries back (resend, recover): only admission is due.
-    client.on('notification', (message) =>
-      message.payload === ADMIT_PAYLOAD ? this.admitter.admitDue() : this.kick(),
-    );
-    client.on('error', (error) => {
-      if (!this.outages.report(error))
-        this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
-      this.listener = undefined;
-    });
     try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.listener = client;
+      // The api notifies ADMIT_PAYLOAD when it puts deliveries back (resend, recover): only admission is due.
+      this.listener = await listenOn(this.config.databaseUrl, OUTBOX_CHANNEL, {
+        onNotify: (payload) => (payload === ADMIT_PAYLOAD ? this.admitter.admitDue() : this.kick()),
+        onLost: (error) => {
+          this.listener = undefined;
+          if (error && !this.outages.report(error))
+            this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back`);
+        },
+      });
     } catch (error) {
       if (!this.outages.report(error))
         this.logger.warn(`LISTEN unavailable (${(error as Error).message}); polling`);
-      await client.end().catch(() => undefined);
     }
   }
 
