@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { repositoryMigrationsDir } from './migration-dir';
 import {
   AppConfig,
   ExtensionManifest,
@@ -67,12 +68,6 @@ export async function checkMigrations(config: AppConfig): Promise<void> {
   log(`Entities and migrations agree (${manifests.map((manifest) => manifest.name).join(', ')}).`);
 }
 
-/** Where the core's and the webhooks' migrations live in this repository (they are libraries). */
-function libraryMigrationsDir(extension: string): string {
-  const libraries: Record<string, string> = { core: 'libs/core', webhooks: 'libs/webhooks' };
-  return join(process.cwd(), libraries[extension] ?? `extensions/${extension}`, 'src', 'migrations');
-}
-
 /** `--backfill <column>=<SQL value>` (repeatable): what the existing rows of a new NOT NULL column get. */
 function backfillOf(args: ParsedArgs): Record<string, string> {
   const backfill: Record<string, string> = {};
@@ -119,7 +114,7 @@ export async function generateMigrationFile(config: AppConfig, args: ParsedArgs)
   const dir =
     typeof args.options.dir === 'string'
       ? args.options.dir
-      : (migrationsDirOf(module) ?? libraryMigrationsDir(extension));
+      : (migrationsDirOf(module) ?? repositoryMigrationsDir(process.cwd(), extension));
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const file = join(dir, migration.fileName);
   writeFileSync(file, await formatSource(file, migration.source));
