@@ -5,20 +5,10 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { eventually, http } from './support/http';
 import { CLI, ROOT, Spawned, ensureBuilt, runNode } from './support/processes';
-import { deleteQueueKeys, prepareDatabase, testConfig } from './support/test-app';
+import { deleteQueueKeys, prepareDatabase, query, testConfig } from './support/test-app';
 
 const API = join(ROOT, 'dist', 'apps', 'api', 'src', 'main.js');
 const PROTECTED = '/int/v1/locations';
-
-async function sql(config: AppConfig, text: string, params: unknown[] = []): Promise<any[]> {
-  const client = new Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Runs a statement that changes keys from a connection of its own, as the CLI does, and returns once that
@@ -40,9 +30,11 @@ async function changed(config: AppConfig, text: string, params: unknown[]): Prom
 /** The connections of the database that LISTEN for key changes: one per api process that heard a key. */
 const listeners = async (config: AppConfig): Promise<number[]> =>
   (
-    await sql(config, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1`, [
-      'LISTEN wharf_api_keys',
-    ])
+    await query(
+      config,
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1`,
+      ['LISTEN wharf_api_keys'],
+    )
   ).map((row) => row.pid);
 
 describe('a revoked API key, with two api processes', () => {
@@ -192,7 +184,7 @@ describe("one process's cache of keys, against PostgreSQL", () => {
 
     // Revoked elsewhere (another process or the CLI): heard here through NOTIFY.
     const notice = revocations.expect(uuid);
-    await sql(config, 'UPDATE api_keys SET revoked_at = now() WHERE uuid = $1', [uuid]);
+    await query(config, 'UPDATE api_keys SET revoked_at = now() WHERE uuid = $1', [uuid]);
     await notice.heard;
     gate = undefined;
     open();
@@ -203,17 +195,17 @@ describe("one process's cache of keys, against PostgreSQL", () => {
   it('while its LISTEN connection is lost no cached key is used; back, it caches and hears again', async () => {
     const first = await cachedKey();
     const [pid] = await listeners(config);
-    await sql(config, 'SELECT pg_terminate_backend($1)', [pid]);
+    await query(config, 'SELECT pg_terminate_backend($1)', [pid]);
     await eventually(async () => !revocations.isListening, 10_000);
     // Revoked while nobody listens: no notification reaches this process.
-    await sql(config, 'UPDATE api_keys SET revoked_at = now() WHERE uuid = $1', [first.uuid]);
+    await query(config, 'UPDATE api_keys SET revoked_at = now() WHERE uuid = $1', [first.uuid]);
     const before = lookups;
     expect(await accounts.authenticate(first.key)).toBeUndefined();
     expect(lookups).toBe(before + 1);
 
     const second = await cachedKey(); // listening again (the lookup above reconnected it)
     const notice = revocations.expect(second.uuid);
-    await sql(config, 'UPDATE api_keys SET revoked_at = now() WHERE uuid = $1', [second.uuid]);
+    await query(config, 'UPDATE api_keys SET revoked_at = now() WHERE uuid = $1', [second.uuid]);
     await notice.heard;
     expect(await accounts.authenticate(second.key)).toBeUndefined();
   });

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROOT } from './support/processes';
 
 /**
  * The code rules `npm run lint` applies to every package (eslint.code-rules.mjs, part of eslint.config.mjs),
  * tried on planted text: ESLint's own command lints it as the named file would be.
  */
-const ROOT = join(__dirname, '..');
 const ESLINT = join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js');
 
 function problems(filePath: string, text: string): Promise<string[]> {
@@ -80,6 +81,23 @@ describe('npm run lint: code rules of every package', () => {
       ]);
     expect(await problems(KERNEL, '/** Parses `250ms`, `5s` or `1d`. */\nexport const parse = 1;\n')).toEqual(
       [],
+    );
+  });
+
+  it('are part of npm run lint: its ESLint configuration applies them, and it runs the cycle check', async () => {
+    const child = spawn(process.execPath, [ESLINT, '--print-config', KERNEL], { cwd: ROOT });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise((resolve) => child.on('close', resolve));
+    const { rules } = JSON.parse(output) as { rules: Record<string, unknown[]> };
+    expect(rules['max-lines']).toEqual([2, { max: 250 }]);
+    expect(rules['max-lines-per-function']).toEqual([2, { max: 60 }]);
+    expect(rules['wharf/no-measurement-comments']).toEqual([2]);
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.lint.split(' && ')).toEqual(
+      expect.arrayContaining(['eslint .', 'node scripts/check-cycles.js']),
     );
   });
 });

@@ -1,23 +1,16 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import madge from 'madge';
+import { ROOT, runNode } from './support/processes';
 
-const run = promisify(execFile);
-const ROOT = join(__dirname, '..');
 const SCRIPT = join(ROOT, 'scripts', 'check-cycles.js');
 
 /** Runs the check `npm run lint` runs, on `dirs` (default: every package): its exit code and what it printed. */
-async function check(...dirs: string[]): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run('node', [SCRIPT, ...dirs], { cwd: ROOT });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, output: failed.stdout + failed.stderr };
-  }
+async function check(...dirs: string[]): Promise<{ code: number | null; output: string }> {
+  const run = runNode(SCRIPT, dirs, {});
+  const { code } = await run.exited;
+  return { code, output: run.output() };
 }
 
 describe('npm run lint: import cycles', () => {

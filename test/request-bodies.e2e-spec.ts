@@ -184,6 +184,25 @@ describe('request bodies: empty ones where none is needed, oversize ones answere
       socket.destroy();
     });
 
+    it('a client that stops sending a refused body does not hold the api when it shuts down', async () => {
+      const own = await startApi();
+      const company = await createCompany(own);
+      const socket = connect(Number(new URL(own.url).port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write(
+        `POST ${L} HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nAuthorization: Bearer ${company.key}\r\n` +
+          `Content-Length: ${8 * MiB}\r\n\r\n` +
+          'x'.repeat(1024),
+      );
+      await eventually(async () => received.includes(TOO_LARGE));
+      // The rest of the body never comes: the shutdown ends the connection instead of waiting for it.
+      await own.close();
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    });
+
     it('announced over 16 times the limit: answered at once, and the connection closed', async () => {
       const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
       let received = '';

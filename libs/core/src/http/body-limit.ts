@@ -1,4 +1,6 @@
 import { Transform, TransformCallback } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { BODY_LIMIT, byteSize } from '../common/body-size';
@@ -48,10 +50,18 @@ class CappedBody extends Transform {
  */
 export function limitBodies(fastify: FastifyInstance, limit: number): void {
   const discard = limit * DISCARD_FACTOR;
+  // Connections still reading the rest of a refused body: the answer is out, so closing the server does not
+  // wait for a client that stopped sending it (it would hold the shutdown until Node's request timeout).
+  const draining = new Set<Socket>();
+  fastify.addHook('preClose', (done) => {
+    for (const socket of draining) socket.destroy();
+    done();
+  });
   fastify.addHook('preParsing', (request, reply, payload, done) => {
     const declared = Number(request.headers['content-length']);
     if (declared > limit) {
       if (declared > discard) void reply.header('connection', 'close');
+      else drain(draining, request.raw);
       done(tooLarge(limit));
     } else if (request.headers['transfer-encoding'] !== undefined) {
       const capped = new CappedBody(limit, discard);
@@ -59,4 +69,13 @@ export function limitBodies(fastify: FastifyInstance, limit: number): void {
       done(null, payload.pipe(capped));
     } else done(null, payload);
   });
+}
+
+/** Keeps the connection of a refused body in `draining` until its body has been read or it closed. */
+function drain(draining: Set<Socket>, request: IncomingMessage): void {
+  const socket = request.socket;
+  draining.add(socket);
+  const drained = () => draining.delete(socket);
+  request.once('end', drained);
+  socket.once('close', drained);
 }
