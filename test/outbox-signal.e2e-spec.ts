@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { OutageMonitor, dropDatabase, ensureDatabase } from '@wharf/core';
+import { HealthService, OutageMonitor, dropDatabase, ensureDatabase } from '@wharf/core';
 import { OUTBOX_SIGNAL_APPLICATION, OutboxSignal } from '@wharf/webhooks';
 import { Client, Notification } from 'pg';
 import { createCompany, TestCompany } from './support/accounts';
 import { eventually, http } from './support/http';
+import { freePort } from './support/ports';
 import { startApi, TestApi } from './support/test-app';
 import { sql, warehouse } from './support/webhooks';
 
@@ -106,6 +107,25 @@ describe('outbox signal: the relay is woken after the write, not inside it', () 
       warned.mockRestore();
       await own.end();
       await dropDatabase(url.toString());
+    }
+  });
+
+  it("a signal PostgreSQL refuses is the outage monitor's to log, once, and no warning of its own", async () => {
+    const refused = new URL(api.config.databaseUrl);
+    refused.port = String(await freePort());
+    const monitor = new OutageMonitor(api.app.get(HealthService));
+    const warned = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      const signal = new OutboxSignal({ ...api.config, databaseUrl: refused.toString() }, monitor);
+      signal.poke();
+      await eventually(async () => monitor.isDown('database'));
+      const lines = warned.mock.calls.map(([line]) => JSON.stringify(line));
+      expect(lines.filter((line) => line.includes('could not wake'))).toEqual([]);
+      expect(lines.filter((line) => line.includes('database unavailable'))).toHaveLength(1);
+      await signal.onApplicationShutdown();
+    } finally {
+      warned.mockRestore();
+      monitor.onApplicationShutdown();
     }
   });
 });
