@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { ApiError, ApiErrors } from '@wharf/core';
 import { EventRoutingService } from './event-routing.service';
 import { ROUTING_SCHEMA } from './routing.schema';
+import { EVENT_ID } from '../outbox/event-id';
 
 /** `GET /int/v1/events/:event_id/routing`: where one stored event went, endpoint by endpoint, and why. */
 @ApiTags('webhook-events')
@@ -22,7 +23,7 @@ export class EventRoutingController {
   @ApiErrors(404)
   @ApiOkResponse({ schema: ROUTING_SCHEMA })
   get(@Param('event_id') eventId: string) {
-    if (!/^evt_[0-9a-z]{1,64}$/.test(eventId))
+    if (!EVENT_ID.test(eventId))
       throw ApiError.notFound(`No stored event ${JSON.stringify(eventId.slice(0, 80))}.`);
     return this.routing.routing(eventId);
   }

@@ -1,8 +1,7 @@
 import { ApiError } from '@wharf/core';
-import { eventIdAt } from '../outbox/event-id';
+import { EVENT_ID, eventIdAt } from '../outbox/event-id';
 import type { EventQuery } from '../store/events.store';
 
-export const EVENT_ID = /^evt_[0-9a-z]{1,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NAME = /^[A-Za-z0-9_.*-]{1,128}$/;
 /** Above every event id (`~` sorts after the base-36 digits). */

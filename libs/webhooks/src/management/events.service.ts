@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, JsonText, RequestContext } from '@wharf/core';
 import { EventsStore } from '../store/events.store';
-import { EVENT_ID, readEventQuery } from './events-query';
+import { EVENT_ID } from '../outbox/event-id';
+import { readEventQuery } from './events-query';
 
 /**
  * The events API: the company's outbox events while they are retained, newest first, with the delivery

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches } from 'class-validator';
+import { EVENT_ID } from '../outbox/event-id';
 
 /** `POST /webhook-endpoints/:uuid/filter-test`: the event to try (given, or stored), and a draft filter. */
 export class FilterTestDto {
@@ -19,7 +20,7 @@ export class FilterTestDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(/^evt_[0-9a-z]{1,64}$/)
+  @Matches(EVENT_ID)
   event_id?: string;
 
   @ApiPropertyOptional({

@@ -11,6 +11,12 @@ const RADIX = 36;
 const TIME_DIGITS = 9;
 const RANDOM_BYTES = 10;
 
+/**
+ * What a request may name as an event id: the prefix, then base-36 digits and hex (ids of older writers
+ * were shorter, so the length is bounded, not fixed).
+ */
+export const EVENT_ID = /^evt_[0-9a-z]{1,64}$/;
+
 /** The prefix of every id made at `ms`: a bound of a partition or of a range of ids. */
 export const eventIdAt = (ms: number) =>
   `${PREFIX}${Math.floor(ms).toString(RADIX).padStart(TIME_DIGITS, '0')}`;
