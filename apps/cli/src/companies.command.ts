@@ -22,14 +22,19 @@ async function otherTables(client: Client): Promise<string[]> {
   return (await companyTables(client)).filter((table) => !COMPANY_STORE_TABLES.includes(table));
 }
 
-/** How many rows of each table belong to the company (the webhook store's tables counted by the store). */
-export async function companyRows(client: Client, company: string): Promise<Record<string, number>> {
+/** How many rows of each table but the webhook store's belong to the company. */
+async function otherRows(client: Client, company: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of await otherTables(client)) {
     const text = `SELECT count(*)::int AS n FROM "${table}" WHERE company_uuid = $1`;
     counts[table] = (await client.query<{ n: number }>(text, [company])).rows[0].n;
   }
-  return { ...counts, ...(await companyStoreRows(client, company)) };
+  return counts;
+}
+
+/** How many rows of each table belong to the company (the webhook store's tables counted by the store). */
+export async function companyRows(client: Client, company: string): Promise<Record<string, number>> {
+  return { ...(await otherRows(client, company)), ...(await companyStoreRows(client, company)) };
 }
 
 /**
@@ -51,10 +56,8 @@ export async function deleteCompany(config: AppConfig, args: ParsedArgs): Promis
       await client.query('BEGIN');
       try {
         await client.query('DELETE FROM companies WHERE uuid = $1', [company]);
-        const left = await companyRows(client, company);
-        for (const [table, n] of Object.entries(left)) {
-          if (n && !COMPANY_STORE_TABLES.includes(table))
-            await client.query(`DELETE FROM "${table}" WHERE company_uuid = $1`, [company]);
+        for (const [table, n] of Object.entries(await otherRows(client, company))) {
+          if (n) await client.query(`DELETE FROM "${table}" WHERE company_uuid = $1`, [company]);
         }
         await deleteCompanyStoreRows(client, company);
         const after = await companyRows(client, company);
