@@ -19,4 +19,4 @@ COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 USER node
 EXPOSE 3000
-CMD ["node", "--max-semi-space-size=4", "dist/apps/api/src/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--no-allocation-site-pretenuring", "dist/apps/api/src/main.js"]
