@@ -114,6 +114,12 @@ export class AccountsService {
     return row;
   }
 
+  /** The caller behind a key while it is cached (fresh and heard of no change since), else undefined. */
+  cachedCaller(key: string): Caller | undefined {
+    const cached = this.caching() ? this.cache.get(key) : undefined;
+    return cached && cached.until > Date.now() ? cached.caller : undefined;
+  }
+
   /** The caller behind a key, or undefined. Malformed keys never reach the database. */
   async authenticate(key: string): Promise<Caller | undefined> {
     const cached = this.caching() ? this.cache.get(key) : undefined;

@@ -70,7 +70,7 @@ export const everyRoute =
   () =>
     run;
 
-const isPromise = (value: unknown): value is Promise<unknown> =>
+export const isPromise = (value: unknown): value is Promise<unknown> =>
   typeof (value as Promise<unknown> | undefined)?.then === 'function';
 
 type Done = (error?: Error) => void;
