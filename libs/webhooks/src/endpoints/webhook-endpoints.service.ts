@@ -9,8 +9,11 @@ import {
   readWriteBody,
 } from '@wharf/core';
 import { DestinationEndpoint } from '../transport/destination';
-import { urlRefusal } from '../transport/target-policy';
+import { brokerUrlRefusal } from '../destinations/broker-target';
+import { BROKER_TYPES } from '../destinations/destination-types';
+import { TargetPolicy, urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
+import { StoredDestination, openConfig } from './endpoint-config';
 import { openCredentials } from './endpoint-credentials-open';
 import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
@@ -52,12 +55,23 @@ export class WebhookEndpointsService {
     return this.services.for(this.services.registry.get(WEBHOOK_ENDPOINT).entity);
   }
 
-  /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
-  refusal(url: string): string | undefined {
-    return urlRefusal(url, {
+  /** The target policy of this process: https only in production, private targets as configured. */
+  get policy(): TargetPolicy {
+    return {
       httpsOnly: this.config.nodeEnv === 'production',
       allowPrivate: this.config.webhooks.allowPrivateTargets,
-    });
+    };
+  }
+
+  /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
+  refusal(url: string): string | undefined {
+    return urlRefusal(url, this.policy);
+  }
+
+  /** The same for a broker endpoint's URL. */
+  brokerRefusal(type: string, url: string): string | undefined {
+    const broker = BROKER_TYPES.get(type);
+    return broker ? brokerUrlRefusal(url, broker, this.policy) : `unknown destination type ${type}`;
   }
 
   /** `POST /webhook-endpoints`: the one response that carries the secret. */
@@ -126,7 +140,14 @@ export class WebhookEndpointsService {
       this.config,
     );
     if (unreadableSecret) throw ApiError.of(409, `Webhook endpoint ${uuid}: ${unreadableSecret}.`);
-    return { uuid, url: endpoint.url, secrets, headers, auth };
+    const { type, config_sealed: sealed } = endpoint as unknown as StoredDestination;
+    const config = sealed ? openConfig(sealed, this.config) : undefined;
+    if (sealed && !config)
+      throw ApiError.of(
+        409,
+        `Webhook endpoint ${uuid}: its config cannot be decrypted with APP_KEY or APP_KEY_PREVIOUS.`,
+      );
+    return { uuid, url: endpoint.url, type, config, secrets, headers, auth };
   }
 
   /** The endpoint's static headers with their values (API responses show the names only). */
