@@ -63,7 +63,7 @@ function verified(secret: string, received: Consumed[]): Map<string, number> {
 
 describe.each(Object.keys(BROKERS) as BrokerName[])('destination %s', (type) => {
   let api: TestApi;
-  let worker: INestApplicationContext;
+  let worker: INestApplicationContext | undefined;
   let consumer: TestConsumer;
   let proxy: TcpProxy;
 
@@ -118,6 +118,8 @@ describe.each(Object.keys(BROKERS) as BrokerName[])('destination %s', (type) => 
     const before = verified(secret, consumer.received);
     expect(before.size).toBe(RECORDS * 2);
     expect([...before.values()].every((n) => n === 1)).toBe(true);
+    // One connection, shared by every delivery to the broker.
+    expect(proxy.accepted).toBe(1);
 
     // The connection is cut: the rest fail while it is, and are retried until it is back.
     proxy.cut();
@@ -183,6 +185,13 @@ describe.each(Object.keys(BROKERS) as BrokerName[])('destination %s', (type) => 
       expect(gap).toBeGreaterThanOrEqual(SCHEDULE[a.attempt - 1] * 0.8 - 5);
     }
     expect(retried).toBeGreaterThan(0);
+    // Attempts in the cut tried to reconnect (and were reset); after it, one connection again.
     expect(proxy.refused).toBeGreaterThan(0);
+    expect(proxy.open).toBe(1);
+
+    // Worker shutdown closes it.
+    await worker!.close();
+    worker = undefined;
+    await eventually(async () => proxy.open === 0, 10_000);
   }, 240_000);
 });

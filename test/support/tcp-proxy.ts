@@ -10,6 +10,8 @@ export class TcpProxy {
   private down = false;
   /** Connections accepted while down (each reset at once). */
   refused = 0;
+  /** Connections passed through to the broker. */
+  accepted = 0;
 
   constructor(
     private readonly targetPort: number,
@@ -32,6 +34,7 @@ export class TcpProxy {
       client.resetAndDestroy();
       return;
     }
+    this.accepted++;
     const upstream = connect(this.targetPort, this.targetHost);
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
@@ -40,6 +43,11 @@ export class TcpProxy {
     client.pipe(upstream).pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
+  }
+
+  /** Connections open through the proxy now (client sides). */
+  get open(): number {
+    return this.sockets.size / 2;
   }
 
   /** Resets every open connection and refuses new ones. */

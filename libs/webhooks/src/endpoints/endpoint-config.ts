@@ -25,6 +25,16 @@ export function openConfig(sealed: string, keys: AppKeys): DestinationConfig | u
   return opened ? (JSON.parse(opened.secret) as DestinationConfig) : undefined;
 }
 
+/** A stored endpoint's type and opened config; `unreadable` says why when no key opens the config. */
+export function openDestination(row: StoredDestination, keys: AppKeys) {
+  const config = row.config_sealed ? openConfig(row.config_sealed, keys) : undefined;
+  const unreadable =
+    row.config_sealed && !config
+      ? 'its config cannot be decrypted with APP_KEY or APP_KEY_PREVIOUS'
+      : undefined;
+  return { type: row.type, config, unreadable };
+}
+
 /** The config as every read shows it: each secret field that is set reads "[redacted]". */
 export function maskedConfig(type: string, config: DestinationConfig): DestinationConfig {
   const masked = { ...config };

@@ -12,7 +12,8 @@ import {
   errorObject,
 } from '@wharf/core';
 import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
-import { HTTP_TYPE } from '../destinations/destination-types';
+import { brokerUrlRefusal } from '../destinations/broker-target';
+import { BROKER_TYPES, HTTP_TYPE } from '../destinations/destination-types';
 import { StoredDestination, sealDestination } from './endpoint-config';
 import { sealCredentials } from './endpoint-credentials';
 import { keepStoredCredentials } from './endpoint-credentials-open';
@@ -102,7 +103,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
   /** Enabling a broker endpoint re-checks its stored URL, as an http endpoint's is. */
   private recheckBroker(before: ResourceRow): ErrorObject[] {
     const url = (before.config as { url?: string } | null)?.url ?? '';
-    const refusal = this.endpoints.brokerRefusal(before.type as string, url);
+    const refusal = brokerUrlRefusal(url, BROKER_TYPES.get(before.type as string)!, this.endpoints.policy);
     return refusal
       ? [
           errorObject(422, `The URL is not allowed: ${refusal}.`, {

@@ -9,11 +9,9 @@ import {
   readWriteBody,
 } from '@wharf/core';
 import { DestinationEndpoint } from '../transport/destination';
-import { brokerUrlRefusal } from '../destinations/broker-target';
-import { BROKER_TYPES } from '../destinations/destination-types';
 import { TargetPolicy, urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
-import { StoredDestination, openConfig } from './endpoint-config';
+import { StoredDestination, openDestination } from './endpoint-config';
 import { openCredentials } from './endpoint-credentials-open';
 import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
@@ -66,12 +64,6 @@ export class WebhookEndpointsService {
   /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
   refusal(url: string): string | undefined {
     return urlRefusal(url, this.policy);
-  }
-
-  /** The same for a broker endpoint's URL. */
-  brokerRefusal(type: string, url: string): string | undefined {
-    const broker = BROKER_TYPES.get(type);
-    return broker ? brokerUrlRefusal(url, broker, this.policy) : `unknown destination type ${type}`;
   }
 
   /** `POST /webhook-endpoints`: the one response that carries the secret. */
@@ -140,13 +132,11 @@ export class WebhookEndpointsService {
       this.config,
     );
     if (unreadableSecret) throw ApiError.of(409, `Webhook endpoint ${uuid}: ${unreadableSecret}.`);
-    const { type, config_sealed: sealed } = endpoint as unknown as StoredDestination;
-    const config = sealed ? openConfig(sealed, this.config) : undefined;
-    if (sealed && !config)
-      throw ApiError.of(
-        409,
-        `Webhook endpoint ${uuid}: its config cannot be decrypted with APP_KEY or APP_KEY_PREVIOUS.`,
-      );
+    const { type, config, unreadable } = openDestination(
+      endpoint as unknown as StoredDestination,
+      this.config,
+    );
+    if (unreadable) throw ApiError.of(409, `Webhook endpoint ${uuid}: ${unreadable}.`);
     return { uuid, url: endpoint.url, type, config, secrets, headers, auth };
   }
 

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { openEndpointSecrets } from '../../endpoints/endpoint-secrets';
 import { UnreadableSecretError } from '../../endpoints/secrets';
-import { openConfig } from '../../endpoints/endpoint-config';
+import { StoredDestination, openDestination } from '../../endpoints/endpoint-config';
 import { openCredentials } from '../../endpoints/endpoint-credentials-open';
 import { EndpointAuth } from '../../transport/endpoint-auth';
 import { ENDPOINT_CACHE_MS } from '../../tuning';
@@ -62,15 +62,9 @@ export class EndpointCache {
   }
 
   /** The type and opened config; a config no key opens sends nothing, as a secret no key opens. */
-  private destination(row: { type: string; config_sealed: string | null }) {
-    if (!row.config_sealed) return { type: row.type };
-    const config = openConfig(row.config_sealed, this.config);
-    return config
-      ? { type: row.type, config }
-      : {
-          type: row.type,
-          unreadableSecret: 'its config cannot be decrypted with APP_KEY or APP_KEY_PREVIOUS',
-        };
+  private destination(row: StoredDestination) {
+    const { type, config, unreadable } = openDestination(row, this.config);
+    return unreadable ? { type, unreadableSecret: unreadable } : { type, config };
   }
 
   private async load(uuid: string): Promise<CachedEndpoint | undefined> {
