@@ -61,6 +61,12 @@ describe('destinations: a publish the broker does not take is a failed attempt',
       /^unroutable: the broker returned the message \(312 NO_ROUTE\)$/,
     ],
     [
+      'a RabbitMQ exchange that does not exist (the server closes the channel)',
+      'rabbitmq',
+      () => ({ url: BROKERS.rabbitmq.url(), exchange: `${exchange}_missing` }),
+      /^Channel closed by server: 404 \(NOT-FOUND\) with message "NOT_FOUND - no exchange 'wharf_unbound_[0-9a-f]+_missing'/,
+    ],
+    [
       'a JetStream subject no stream captures',
       'nats',
       () => ({ url: BROKERS.nats.url(), subject: `wharf_nostream_${randomBytes(6).toString('hex')}.x` }),
@@ -105,7 +111,7 @@ describe('destinations: a publish the broker does not take is a failed attempt',
       for (const attempt of attempts) {
         expect(attempt.error).toMatch(reason);
         expect(attempt.url).toContain(
-          type === 'rabbitmq' ? `exchange "${exchange}"` : 'subject "wharf_nostream_',
+          type === 'rabbitmq' ? `exchange "${exchange}` : 'subject "wharf_nostream_',
         );
         expect(attempt.request_headers).toMatchObject({ 'webhook-signature': '[redacted]' });
       }

@@ -31,6 +31,7 @@ const returnKey = (id: unknown, exchange: string, key: string) => `${String(id)}
  */
 class RabbitmqConnection implements BrokerConnection {
   broken = false;
+  private closedBy?: string;
   private readonly returned = new Map<string, string>();
 
   constructor(
@@ -39,7 +40,10 @@ class RabbitmqConnection implements BrokerConnection {
   ) {
     const breakOff = () => (this.broken = true);
     model.on('error', breakOff).on('close', breakOff);
-    channel.on('error', breakOff).on('close', breakOff);
+    // The server's reason (e.g. 404 no exchange) comes as an error just before the close that fails the
+    // publishes awaiting a confirm: they report it rather than "channel closed".
+    channel.on('error', (error: unknown) => ((this.closedBy = brokerError(error)), breakOff()));
+    channel.on('close', breakOff);
     channel.on('return', (message: Message) => {
       const {
         exchange,
@@ -66,7 +70,7 @@ class RabbitmqConnection implements BrokerConnection {
         clearTimeout(timer);
         const reply = this.returned.get(returned);
         this.returned.delete(returned);
-        if (error) resolve(failed(`nack: ${brokerError(error)}`));
+        if (error) resolve(failed(this.closedBy ?? `nack: ${brokerError(error)}`));
         else if (reply) resolve(failed(`unroutable: the broker returned the message (${reply})`, 'returned'));
         else resolve(ok('ack', { confirm: 'ack', exchange, routing_key: key }));
       };
