@@ -21,9 +21,12 @@ export const WEBHOOK_ENDPOINT = 'webhook-endpoint';
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface NewEndpoint {
-  url: string;
+  /** An http endpoint's URL; a broker endpoint's is its `config.url`. */
+  url?: string;
   events: string[];
   description?: string | null;
+  type?: string;
+  config?: Record<string, unknown>;
 }
 
 type EndpointRecord = Record<string, unknown>;
