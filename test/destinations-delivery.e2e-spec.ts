@@ -73,6 +73,8 @@ describe.each(Object.keys(BROKERS) as BrokerName[])('destination %s', (type) => 
         ...FAST_WEBHOOKS,
         RATE_LIMIT_PER_MINUTE: '100000',
         WEBHOOKS_RETRY_SCHEDULE: SCHEDULE.map((ms) => `${ms}ms`).join(','),
+        // A confirm late on a busy machine must not count as lost (its retry would publish it twice).
+        WEBHOOKS_TIMEOUT_MS: '10000',
       },
     });
     worker = await startWorker(api.config);

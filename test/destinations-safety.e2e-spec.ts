@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { decryptSecret, encryptSecret } from '@wharf/webhooks';
 import { TestCompany, createCompany } from './support/accounts';
@@ -211,6 +212,28 @@ describe('destinations: types, validation and credentials', () => {
     // The worker logged the refused attempts (a positive sign it logs them), never a credential.
     await eventually(async () => /delivery attempt failed[^\n]*ACCESS_REFUSED/.test(worker.output()), 30_000);
     expect(worker.output()).not.toMatch(SECRETS);
+  });
+
+  it('secrets:reencrypt rewrites a sealed config under the new APP_KEY with the secrets', async () => {
+    const created = await create(api, company, {
+      type: 'nats',
+      config: { ...nats.config(), token: NATS_TOKEN },
+      status: 'disabled',
+    });
+    const uuid = created.body.webhook_endpoint.uuid as string;
+    const newKey = randomBytes(32);
+    const run = runNode(CLI, ['secrets:reencrypt', '--json'], {
+      DATABASE_URL: api.config.databaseUrl,
+      REDIS_URL: api.config.redisUrl,
+      QUEUE_PREFIX: api.config.queuePrefix,
+      NODE_ENV: 'test',
+      APP_KEY: newKey.toString('base64'),
+      APP_KEY_PREVIOUS: api.config.appKey.toString('base64'),
+    });
+    expect((await run.exited).code).toBe(0);
+    const [row] = await sql(api, 'SELECT config_sealed FROM webhook_endpoints WHERE uuid = $1', [uuid]);
+    expect(JSON.parse(decryptSecret(row.config_sealed, newKey)).token).toBe(NATS_TOKEN);
+    expect(run.output()).not.toMatch(SECRETS);
   });
 
   it('a broker endpoint has no ownership challenge (422)', async () => {
