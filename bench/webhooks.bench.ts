@@ -20,6 +20,7 @@ import {
   stopProcess,
   withBenchDatabase,
 } from './bench-support';
+import { brokerRounds } from './broker-rounds';
 import { filteredEndpoints } from './filtered-endpoints';
 import { countPostgresOf, cpuPerItem, readCpu } from './process-cpu';
 
@@ -32,6 +33,9 @@ const NEIGHBOUR_BACKLOG = Number(process.env.BENCH_NEIGHBOUR_BACKLOG ?? 5_000);
 const NEIGHBOUR_DELAY_MS = Number(process.env.BENCH_NEIGHBOUR_DELAY_MS ?? 5_000);
 /** Set: the filter comparison alone (filtered-endpoints.ts), with this many of the endpoints filtered. */
 const FILTERED_ENDPOINTS = Number(process.env.BENCH_FILTERED_ENDPOINTS ?? 0);
+/** The broker rounds (broker-rounds.ts): `all` after the http ones (default), `only` them, or `none`. */
+const BROKERS = process.env.BENCH_BROKERS ?? 'all';
+const BROKER_EVENTS = Number(process.env.BENCH_BROKER_EVENTS ?? 5_000);
 
 interface Measured {
   perSecond: number;
@@ -115,6 +119,12 @@ async function bullmqHttpFloor(
   return { perSecond: moved / seconds, cpu };
 }
 
+function writeResult(file: string, result: object): void {
+  const dir = join(__dirname, '..', '..', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, file), JSON.stringify(result, null, 2));
+}
+
 async function main() {
   // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
   const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
@@ -162,6 +172,17 @@ async function main() {
         Math.min(100, CONCURRENCY),
         endpoint.uuid,
       ]);
+    const brokers = () =>
+      brokerRounds({ app, url, config, env, redis, events: BROKER_EVENTS, concurrency: CONCURRENCY });
+    if (BROKERS === 'only') {
+      const result = { brokers: await brokers() };
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      writeResult('webhooks-brokers-latest.json', result);
+      redis.disconnect();
+      await app.close();
+      receiver.close();
+      return;
+    }
     const client = new Agent({ connections: 32 });
     const headers = { authorization: `Bearer ${company.api_key}`, 'content-type': 'application/json' };
     const body = (i: number) =>
@@ -324,6 +345,8 @@ async function main() {
       .query(`DELETE FROM webhook_endpoints WHERE company_uuid = $1`, [neighbour.company.uuid]);
 
     if (worker) await stopProcess(worker);
+    // One round per broker type, each with its own backlog and worker (RabbitMQ's with its floor).
+    const brokerResult = BROKERS === 'none' ? undefined : await brokers();
 
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
     const medianCpu = (pick: (r: (typeof rounds)[number]) => Record<string, number>) =>
@@ -354,6 +377,7 @@ async function main() {
       },
       latency_at_rate: latency,
       noisy_neighbour: neighbourRound,
+      ...(brokerResult ? { brokers: brokerResult } : {}),
       // Issue 19's (ratio_to_floor, cpu_ratio_to_floor, p99_ms) and the fair-delivery issue's (the neighbour's).
       targets: {
         ratio_to_floor: '>= 0.7',
@@ -363,9 +387,7 @@ async function main() {
       },
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    const dir = join(__dirname, '..', '..', 'bench', 'results');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'webhooks-latest.json'), JSON.stringify(result, null, 2));
+    writeResult('webhooks-latest.json', result);
 
     await client.close();
     redis.disconnect();

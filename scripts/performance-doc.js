@@ -171,7 +171,51 @@ ${table(
 - The same while another endpoint of the company answers after ${n(neighbour.neighbour_receiver_delay_ms)} ms with ${n(neighbour.neighbour_pending_at_start)} deliveries
   waiting: p50 ${neighbour.p50_ms} ms, p95 ${neighbour.p95_ms} ms, p99 ${neighbour.p99_ms} ms.
 - Targets: deliveries ÷ floor ${t.ratio_to_floor}, CPU ÷ floor ${t.cpu_ratio_to_floor}, p99 ${t.p99_ms} ms, p99 beside the slow endpoint
-  ${t.noisy_neighbour_p99_ms} ms.`;
+  ${t.noisy_neighbour_p99_ms} ms.
+
+${brokersSection(w.brokers)}`;
+}
+
+/** The broker rounds of bench:webhooks (bench/broker-rounds.ts), when the results have them. */
+function brokersSection(b) {
+  const about = `### Broker destinations
+
+One round per broker type (\`BENCH_BROKERS=only\` runs them alone, into \`webhooks-brokers-latest.json\`;
+\`none\` skips them), \`BENCH_BROKER_EVENTS\` deliveries each: a backlog drained by one worker to the real
+broker, counted by a consumer of it. For RabbitMQ the round also runs its floor on the same exchange: BullMQ
+jobs, each publishing one persistent message with amqplib on a confirm channel and waiting for the ack, no
+database. Target: RabbitMQ deliveries ÷ floor >= 0.85.`;
+  if (!b) return `${about}\n\nThe results above predate the broker rounds: the next full run adds them.`;
+  const cpu = (c) => `${c.total} (${c.worker}, ${c.postgresql}, ${c.redis}, ${c.consumer})`;
+  const r = b.rabbitmq;
+  return `${about}
+
+${table(
+  ['', 'per second', '÷ floor', 'CPU µs (worker, PostgreSQL, Redis, consumer)', 'CPU ÷ floor'],
+  [
+    [
+      'RabbitMQ (confirms)',
+      n(r.deliveries_per_second),
+      r.ratio_to_floor.toFixed(3),
+      cpu(r.cpu_us_per_delivery),
+      r.cpu_ratio_to_floor.toFixed(3),
+    ],
+    [
+      'floor: BullMQ + amqplib confirm',
+      n(r.floor_bullmq_plus_amqp_confirm_per_second),
+      '1.00',
+      cpu(r.cpu_us_per_floor_message),
+      '1.00',
+    ],
+    ...['nats', 'mqtt', 'redis_stream'].map((type) => [
+      type,
+      n(b[type].deliveries_per_second),
+      '',
+      cpu(b[type].cpu_us_per_delivery),
+      '',
+    ]),
+  ],
+)}`;
 }
 
 function sseSection(s) {

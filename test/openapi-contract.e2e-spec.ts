@@ -188,6 +188,7 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
     await expectStatus(200, 'liveness');
     await expectStatus(200, 'listWebhookEvents');
     await expectStatus(200, 'listWebhookSenderAddresses');
+    await expectStatus(200, 'listDestinationTypes');
 
     // API keys.
     const key = (await expectStatus(201, 'createApiKey', { body: { api_key: { name: 'contract' } } }))
@@ -353,6 +354,24 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
         body: { webhook_endpoint: { url: `${receiver.url}/hook`, events: ['*'], description: 'all' } },
       })
     ).webhook_endpoint;
+    // A broker endpoint: its config (credentials masked) as the document describes it.
+    const broker = (
+      await expectStatus(201, 'createWebhookEndpoint', {
+        body: {
+          webhook_endpoint: {
+            type: 'rabbitmq',
+            status: 'disabled',
+            config: {
+              url: 'amqp://127.0.0.1:5672',
+              exchange: 'contract',
+              username: 'guest',
+              password: 'guest',
+            },
+          },
+        },
+      })
+    ).webhook_endpoint;
+    expect(broker.config.password).toBe('[redacted]');
     await expectStatus(200, 'listWebhookEndpoints');
     await expectStatus(200, 'getWebhookEndpoint', { params: { uuid: endpoint.uuid } });
     await expectStatus(200, 'updateWebhookEndpoint', {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
 import {
+  DESTINATION_TYPE_NAMES,
+  EndpointDestination,
   WEBHOOK_EVENT_NAMES,
   WarehouseCreatedEvent,
   WebhookVerificationError,
@@ -55,7 +57,7 @@ describe('@wharf/client (clients/typescript)', () => {
       });
       expect({ code: (await run.exited).code, output: run.output() }).toEqual({
         code: 0,
-        output: expect.stringContaining('Wrote 2 file(s)'),
+        output: expect.stringContaining('Wrote 3 file(s)'),
       });
       const files = readdirSync(dir).sort();
       expect(files).toEqual(readdirSync(GENERATED).sort());
@@ -289,5 +291,30 @@ describe('@wharf/client (clients/typescript)', () => {
     // Type checking (npm run lint) is the assertion; the functions exist so the code is real.
     expect(typeof typed).toBe('function');
     expect(typeof body).toBe('function');
+  });
+
+  it("types an endpoint's config per destination type", async () => {
+    const types = (await http(api.url, 'GET', '/int/v1/destination-types', { key: acme.key })).body
+      .destination_types as { name: string }[];
+    expect(types.map((t) => t.name)).toEqual([...DESTINATION_TYPE_NAMES]);
+    const rabbitmq: EndpointDestination<'rabbitmq'> = {
+      type: 'rabbitmq',
+      config: { url: 'amqp://127.0.0.1:5672', exchange: 'typed', password: 'guest' },
+    };
+    const wrong: EndpointDestination<'mqtt'> = {
+      type: 'mqtt',
+      // @ts-expect-error an mqtt config has a topic, not an exchange
+      config: { url: 'mqtt://127.0.0.1', exchange: 'x' },
+    };
+    void wrong;
+    const client = createWharfClient({ baseUrl: api.url, apiKey: acme.key });
+    const created = await client.POST('/int/v1/webhook-endpoints', {
+      body: { ...rabbitmq, status: 'disabled' },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.data!.webhook_endpoint).toMatchObject({
+      type: 'rabbitmq',
+      config: { url: 'amqp://127.0.0.1:5672', exchange: 'typed', password: '[redacted]' },
+    });
   });
 });

@@ -20,7 +20,7 @@ export async function reencryptSecrets(config: AppConfig, args: ParsedArgs): Pro
     let after = 0;
     for (;;) {
       const rows: (SealedEndpoint & { id: number })[] = await dataSource.query(
-        `SELECT id, uuid, secret, previous_secret, previous_secret_expires_at, headers_sealed, auth_sealed
+        `SELECT id, uuid, secret, previous_secret, previous_secret_expires_at, headers_sealed, auth_sealed, config_sealed
          FROM webhook_endpoints
          WHERE id > $1 ORDER BY id LIMIT ${BATCH}`,
         [after],

@@ -175,6 +175,31 @@ export interface Endpoint {
   headers: Record<string, string> | null;
   /** The auth's type and non-secret fields, or null for none. */
   auth: EndpointAuth | null;
+  /** Where deliveries go: `http`, or a broker type of GET /destination-types. */
+  type: string;
+  /** A broker type's config, secret fields "[redacted]"; null for http. */
+  config: Record<string, unknown> | null;
+}
+
+/** A field of a destination type's config, as its JSON Schema describes it. */
+export interface ConfigField {
+  type?: string;
+  description?: string;
+  examples?: unknown[];
+  writeOnly?: boolean;
+  minimum?: number;
+}
+
+/** GET /destination-types */
+export interface DestinationType {
+  name: string;
+  description: string;
+  config_schema: { properties?: Record<string, ConfigField>; required?: string[] };
+}
+
+/** A request-log row of a broker endpoint: its url is the target, not an http(s) URL. */
+export function isPublished(log: { url: string }): boolean {
+  return !/^https?:\/\//.test(log.url);
 }
 
 export type EndpointAuth =

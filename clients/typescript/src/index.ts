@@ -5,6 +5,7 @@ import type { WebhookEvent, WebhookEventName } from './generated/events';
 
 export type { components, operations, paths } from './generated/api';
 export * from './generated/events';
+export * from './generated/destinations';
 
 export interface WharfClientOptions extends ClientOptions {
   /** Where the api is served, e.g. `https://wharf.example.com`. */

@@ -27,3 +27,7 @@ export { ensurePartitions, listPartitions } from './stages/lifecycle/partitions'
 export { EVENTS, REQUEST_LOGS } from './stages/lifecycle/partitioned-tables';
 export * from './store/company.store';
 export { OUTBOX_SIGNAL_APPLICATION, OutboxSignal } from './outbox/outbox.signal';
+export { BROKER_TYPES, DESTINATION_TYPES, HTTP_TYPE } from './destinations/destination-types';
+export type * from './destinations/destination-type';
+export { BrokerDestinations } from './destinations/broker.destinations';
+export { DestinationRouter } from './destinations/destination-router';

@@ -140,3 +140,11 @@ export const OAUTH2_DEFAULT_TTL_MS = 5 * 60_000;
 export const OAUTH2_FETCH_LOCK_MS = 10_000;
 /** …reading Redis this often. */
 export const OAUTH2_WAIT_POLL_MS = 25;
+
+// Broker destinations
+/** Broker connections a process keeps open at most; past this the least recently used is closed. */
+export const BROKER_CONNECTIONS = 256;
+/** A broker connection unused for this long is closed. */
+export const BROKER_IDLE_MS = 60_000;
+/** AMQP heartbeat: a silent dead peer is noticed within about two of these. */
+export const BROKER_HEARTBEAT_S = 10;

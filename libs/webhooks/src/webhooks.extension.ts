@@ -1,6 +1,9 @@
 import { Global } from '@nestjs/common';
 import { Extension, ResourcesModule } from '@wharf/core';
 import { HttpDestination } from './transport/http.destination';
+import { BrokerDestinations } from './destinations/broker.destinations';
+import { DestinationRouter } from './destinations/destination-router';
+import { DestinationTypesController } from './management/destination-types.controller';
 import { OAuth2Tokens } from './transport/oauth2-tokens';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhookEndpointController } from './management/webhook-endpoint.controller';
@@ -34,6 +37,7 @@ import { ActivityHub } from './activity/activity-hub';
 import { WebhookActivityController } from './activity/webhook-activity.controller';
 import { ListEventsAndThinPayloads1700000000117 } from './migrations/1700000000117-list-events-and-thin-payloads';
 import { RequireQueuedEventIds1700000000118 } from './migrations/1700000000118-require-queued-event-ids';
+import { AddDestinationTypes1796185649943 } from './migrations/1796185649943-add-destination-types';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxSignal } from './outbox/outbox.signal';
@@ -85,6 +89,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     NotifyActivity1700000000116,
     ListEventsAndThinPayloads1700000000117,
     RequireQueuedEventIds1700000000118,
+    AddDestinationTypes1796185649943,
   ],
   imports: [ResourcesModule],
   controllers: [
@@ -97,6 +102,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     EndpointRoutingController,
     WebhookActivityController,
     EventsController,
+    DestinationTypesController,
   ],
   providers: [
     ActivityHub,
@@ -111,6 +117,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookSender,
     OAuth2Tokens,
     HttpDestination,
+    BrokerDestinations,
+    DestinationRouter,
     DeliveryStore,
     FilterEvaluator,
     EventRoutingService,
@@ -126,6 +134,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookSender,
     OAuth2Tokens,
     HttpDestination,
+    BrokerDestinations,
+    DestinationRouter,
     WebhookEventCatalog,
     DeliveryStore,
     OutboxStore,

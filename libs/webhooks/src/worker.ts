@@ -20,7 +20,7 @@ import { LostJobs } from './stages/recovery/lost-jobs';
 import { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
 import { ErasureRunner } from './stages/lifecycle/erasure.runner';
 import { DESTINATION } from './transport/destination';
-import { HttpDestination } from './transport/http.destination';
+import { DestinationRouter } from './destinations/destination-router';
 
 export { DeliveryAdmitter } from './stages/admission/delivery.admitter';
 export { DeliveryProcessor } from './stages/dispatch/delivery.processor';
@@ -67,8 +67,8 @@ export const WORKER_DATABASE_SETTINGS = {
     EndpointSendLeases,
     SendAttempt,
     ThinEnvelopes,
-    // The api's test sends share the instance (and its OAuth2 token cache) the extension provides.
-    { provide: DESTINATION, useExisting: HttpDestination },
+    // The api's test sends share the instance (its OAuth2 token cache, its broker connections) the extension provides.
+    { provide: DESTINATION, useExisting: DestinationRouter },
     AttemptWriter,
     DeliverySweeper,
     LostJobs,

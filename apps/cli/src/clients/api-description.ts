@@ -8,7 +8,13 @@ import {
   ensureDatabase,
   runMigrations,
 } from '@wharf/core';
-import { CatalogEvent, WebhookEventCatalog, composeWharf } from '@wharf/webhooks';
+import {
+  CatalogEvent,
+  DESTINATION_TYPES,
+  DestinationTypeInfo,
+  WebhookEventCatalog,
+  composeWharf,
+} from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 
 /** What the clients are generated from: the api's OpenAPI document, its resources and its event catalog. */
@@ -16,6 +22,8 @@ export interface ApiDescription {
   document: OpenAPIObject;
   resources: ResourceDefinition[];
   events: CatalogEvent[];
+  /** Where endpoints can deliver: each destination type with its config's JSON Schema. */
+  destinationTypes: DestinationTypeInfo[];
   /** Column defaults of each resource's table that a client can apply itself (constants, not SQL). */
   defaults: Map<ResourceDefinition, Record<string, string | number | boolean>>;
 }
@@ -46,6 +54,7 @@ export async function describeApi(config: AppConfig): Promise<ApiDescription> {
       document: buildOpenApiDocument(app),
       resources,
       events: app.get(WebhookEventCatalog, { strict: false }).all(),
+      destinationTypes: DESTINATION_TYPES,
       defaults: new Map(resources.map((def) => [def, constantDefaults(dataSource, def)])),
     };
   } finally {

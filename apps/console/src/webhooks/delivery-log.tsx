@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CatalogEvent, RequestLog, api, query, session, unwrap } from '../api';
+import { CatalogEvent, RequestLog, api, isPublished, query, session, unwrap } from '../api';
 import { useLive } from '../live';
 import { ErrorMessage, Panel, formatTime, useAction } from '../ui';
 
@@ -32,22 +32,27 @@ function LogDetail({ log }: { log: RequestLog }) {
     // Its attempt arrives in the list over the live stream.
     setMessage('Queued again with the same webhook-id.');
   });
+  const published = isPublished(log);
   return (
     <div class="detail" data-testid="log-detail">
       <div class="grid">
         <section>
-          <h3>Request</h3>
-          <p class="muted">
-            POST {log.url} · attempt {log.attempt} · {formatTime(log.sent_at)}
+          <h3>{published ? 'Published' : 'Request'}</h3>
+          <p class="muted" data-testid="log-target">
+            {published ? 'To' : 'POST'} {log.url} · attempt {log.attempt} · {formatTime(log.sent_at)}
           </p>
           <Headers headers={log.request_headers} />
           <pre data-testid="request-body">{pretty(log.request_body)}</pre>
         </section>
         <section>
-          <h3>Response</h3>
-          <p>
-            {log.response_status !== null ? `Status ${log.response_status}` : `No response: ${log.error}`} ·{' '}
-            {log.duration_ms} ms
+          <h3>{published ? "Broker's answer" : 'Response'}</h3>
+          <p data-testid="log-answer">
+            {log.response_status !== null
+              ? `Status ${log.response_status}`
+              : published && !log.error
+                ? `Acknowledged: ${log.response_body}`
+                : `No response: ${log.error}`}{' '}
+            · {log.duration_ms} ms
           </p>
           <Headers headers={log.response_headers} />
           <pre>{log.response_body}</pre>
@@ -174,8 +179,12 @@ export function DeliveryLog({ endpoint, catalog }: { endpoint: string; catalog: 
                     {log.attempt}
                   </td>
                   <td class="result">
-                    <span class={`badge ${log.status}`}>{log.response_status ?? 'no response'}</span>
+                    <span class={`badge ${log.status}`}>
+                      {log.response_status ??
+                        (isPublished(log) && !log.error ? log.response_body : 'no response')}
+                    </span>
                     {log.error && <span class="reason muted">{log.error}</span>}
+                    {isPublished(log) && <span class="reason muted target">{log.url}</span>}
                   </td>
                   <td class="duration">{log.duration_ms} ms</td>
                 </tr>,

@@ -5,6 +5,7 @@ import { useLive } from '../live';
 import { ConfirmButton, ErrorMessage, Panel, SecretValue, StatusBadge, useAction } from '../ui';
 import { DeliveryLog } from './delivery-log';
 import { DeliverySettings } from './delivery-settings';
+import { DestinationSummary, typeLabel } from './destination-fields';
 import { EndpointBanner } from './endpoint-banner';
 import { FilterEditor } from './filter-editor';
 import { HeadersAuth } from './headers-auth';
@@ -79,6 +80,7 @@ export function EndpointPage({ uuid }: { uuid: string }) {
   if (loadError) return <ErrorMessage error={loadError} />;
   if (!endpoint) return <p>Loading…</p>;
   const writes = session.canWrite();
+  const http = (endpoint.type ?? 'http') === 'http';
   return (
     <>
       <p>
@@ -86,6 +88,7 @@ export function EndpointPage({ uuid }: { uuid: string }) {
       </p>
       <div class="heading">
         <h1 class="url">{endpoint.url}</h1>
+        {!http && <span class="badge type">{typeLabel(endpoint.type)}</span>}
         <StatusBadge status={endpoint.status} reason={endpoint.disabled_reason} />
         {endpoint.throttled && (
           <span class="badge disabled" title={endpoint.throttled_reason ?? undefined}>
@@ -104,6 +107,15 @@ export function EndpointPage({ uuid }: { uuid: string }) {
       </p>
 
       <div class="grid">
+        {!http && (
+          <Panel title="Destination">
+            <DestinationSummary type={endpoint.type} config={endpoint.config ?? {}} />
+            <p class="hint">
+              Messages carry the webhook-id, webhook-timestamp and webhook-signature headers: verify them with
+              the signing secret as for a webhook.
+            </p>
+          </Panel>
+        )}
         <Panel title="Signing secret">
           {secret ? <SecretValue value={secret} testId="secret" /> : <p class="muted">Hidden.</p>}
           <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
@@ -139,9 +151,11 @@ export function EndpointPage({ uuid }: { uuid: string }) {
                 Enable endpoint
               </button>
             )}{' '}
-            <button type="button" onClick={() => void verify.act()} disabled={verify.busy}>
-              Verify ownership
-            </button>
+            {http && (
+              <button type="button" onClick={() => void verify.act()} disabled={verify.busy}>
+                Verify ownership
+              </button>
+            )}
             {verifyMessage && <p role="status">{verifyMessage}</p>}
             <ErrorMessage error={toggle.error ?? verify.error} />
             <ConfirmButton
@@ -159,7 +173,7 @@ export function EndpointPage({ uuid }: { uuid: string }) {
 
         <FilterEditor endpoint={endpoint} onSaved={load} />
 
-        <HeadersAuth endpoint={endpoint} onSaved={load} />
+        {http && <HeadersAuth endpoint={endpoint} onSaved={load} />}
 
         {writes && (
           <Panel title="Send a test event">
@@ -186,10 +200,11 @@ export function EndpointPage({ uuid }: { uuid: string }) {
               <div class="result" data-testid="test-result" role="status">
                 <p>
                   <span class={`badge ${testResult.status}`}>
-                    {testResult.response_status ?? testResult.error}
+                    {testResult.response_status ?? testResult.error ?? testResult.response_body}
                   </span>{' '}
                   in {testResult.duration_ms} ms
                 </p>
+                {!http && <p class="muted">Published to {testResult.url}</p>}
                 <pre>{testResult.response_body}</pre>
               </div>
             )}

@@ -720,6 +720,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/destination-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Destination types and their config
+         * @description An endpoint has a type (http unless set) and a config of that type. Each config_schema is a JSON Schema; the fields marked writeOnly are credentials: stored encrypted, and "[redacted]" in every read after they are written.
+         */
+        get: operations["listDestinationTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fleet/int/v1/vehicles": {
         parameters: {
             query?: never;
@@ -1186,11 +1206,114 @@ export interface components {
             headers: unknown;
             /** @description Any JSON value. */
             auth: unknown;
+            type: string;
+            /** @description The config of the endpoint's type (null for http), by the type's JSON Schema at GET /int/v1/destination-types. Secret fields read "[redacted]"; sending "[redacted]" back keeps the stored value. */
+            config: ({
+                /**
+                 * @description amqp:// or amqps:// (TLS), host and port; credentials go in their own fields.
+                 * @example amqp://rabbitmq.example.com:5672/vhost
+                 */
+                url: string;
+                /** @description The exchange published to ("" is the default exchange). */
+                exchange: string;
+                /** @description The routing key; default: the event name. */
+                routing_key?: string;
+                /** @description Default: guest. */
+                username?: string;
+                /** @description Default: guest. */
+                password?: string;
+            } | {
+                /**
+                 * @description nats:// or tls:// (TLS), host and port; credentials go in their own fields.
+                 * @example nats://nats.example.com:4222
+                 */
+                url: string;
+                /** @description The subject; default: wharf.<event>. */
+                subject?: string;
+                username?: string;
+                password?: string;
+                /** @description An auth token, instead of username and password. */
+                token?: string;
+            } | {
+                /**
+                 * @description mqtt:// or mqtts:// (TLS), host and port; credentials go in their own fields.
+                 * @example mqtts://mqtt.example.com:8883
+                 */
+                url: string;
+                /** @description The topic; default: wharf/<event>. */
+                topic?: string;
+                username?: string;
+                password?: string;
+            } | {
+                /**
+                 * @description redis:// or rediss:// (TLS), host and port; credentials go in their own fields.
+                 * @example rediss://redis.example.com:6379/0
+                 */
+                url: string;
+                /** @description The stream key. */
+                stream: string;
+                /** @description XADD MAXLEN ~ this: the stream is trimmed to about this many entries. */
+                maxlen?: number;
+                username?: string;
+                password?: string;
+            }) | null;
         };
         WebhookEndpointCreateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
             webhook_endpoint: {
-                url: string;
+                url?: string;
+                /** @enum {string|null} */
+                type?: "http" | "rabbitmq" | "nats" | "mqtt" | "redis_stream" | null;
+                /** @description The config of the endpoint's type (null for http), by the type's JSON Schema at GET /int/v1/destination-types. Secret fields read "[redacted]"; sending "[redacted]" back keeps the stored value. */
+                config?: ({
+                    /**
+                     * @description amqp:// or amqps:// (TLS), host and port; credentials go in their own fields.
+                     * @example amqp://rabbitmq.example.com:5672/vhost
+                     */
+                    url: string;
+                    /** @description The exchange published to ("" is the default exchange). */
+                    exchange: string;
+                    /** @description The routing key; default: the event name. */
+                    routing_key?: string;
+                    /** @description Default: guest. */
+                    username?: string;
+                    /** @description Default: guest. */
+                    password?: string;
+                } | {
+                    /**
+                     * @description nats:// or tls:// (TLS), host and port; credentials go in their own fields.
+                     * @example nats://nats.example.com:4222
+                     */
+                    url: string;
+                    /** @description The subject; default: wharf.<event>. */
+                    subject?: string;
+                    username?: string;
+                    password?: string;
+                    /** @description An auth token, instead of username and password. */
+                    token?: string;
+                } | {
+                    /**
+                     * @description mqtt:// or mqtts:// (TLS), host and port; credentials go in their own fields.
+                     * @example mqtts://mqtt.example.com:8883
+                     */
+                    url: string;
+                    /** @description The topic; default: wharf/<event>. */
+                    topic?: string;
+                    username?: string;
+                    password?: string;
+                } | {
+                    /**
+                     * @description redis:// or rediss:// (TLS), host and port; credentials go in their own fields.
+                     * @example rediss://redis.example.com:6379/0
+                     */
+                    url: string;
+                    /** @description The stream key. */
+                    stream: string;
+                    /** @description XADD MAXLEN ~ this: the stream is trimmed to about this many entries. */
+                    maxlen?: number;
+                    username?: string;
+                    password?: string;
+                }) | null;
                 description?: string | null;
                 events?: string[] | null;
                 /** @enum {string|null} */
@@ -1212,7 +1335,59 @@ export interface components {
                 } | null;
             };
         } | {
-            url: string;
+            url?: string;
+            /** @enum {string|null} */
+            type?: "http" | "rabbitmq" | "nats" | "mqtt" | "redis_stream" | null;
+            /** @description The config of the endpoint's type (null for http), by the type's JSON Schema at GET /int/v1/destination-types. Secret fields read "[redacted]"; sending "[redacted]" back keeps the stored value. */
+            config?: ({
+                /**
+                 * @description amqp:// or amqps:// (TLS), host and port; credentials go in their own fields.
+                 * @example amqp://rabbitmq.example.com:5672/vhost
+                 */
+                url: string;
+                /** @description The exchange published to ("" is the default exchange). */
+                exchange: string;
+                /** @description The routing key; default: the event name. */
+                routing_key?: string;
+                /** @description Default: guest. */
+                username?: string;
+                /** @description Default: guest. */
+                password?: string;
+            } | {
+                /**
+                 * @description nats:// or tls:// (TLS), host and port; credentials go in their own fields.
+                 * @example nats://nats.example.com:4222
+                 */
+                url: string;
+                /** @description The subject; default: wharf.<event>. */
+                subject?: string;
+                username?: string;
+                password?: string;
+                /** @description An auth token, instead of username and password. */
+                token?: string;
+            } | {
+                /**
+                 * @description mqtt:// or mqtts:// (TLS), host and port; credentials go in their own fields.
+                 * @example mqtts://mqtt.example.com:8883
+                 */
+                url: string;
+                /** @description The topic; default: wharf/<event>. */
+                topic?: string;
+                username?: string;
+                password?: string;
+            } | {
+                /**
+                 * @description redis:// or rediss:// (TLS), host and port; credentials go in their own fields.
+                 * @example rediss://redis.example.com:6379/0
+                 */
+                url: string;
+                /** @description The stream key. */
+                stream: string;
+                /** @description XADD MAXLEN ~ this: the stream is trimmed to about this many entries. */
+                maxlen?: number;
+                username?: string;
+                password?: string;
+            }) | null;
             description?: string | null;
             events?: string[] | null;
             /** @enum {string|null} */
@@ -1237,6 +1412,58 @@ export interface components {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
             webhook_endpoint: {
                 url?: string;
+                /** @enum {string|null} */
+                type?: "http" | "rabbitmq" | "nats" | "mqtt" | "redis_stream" | null;
+                /** @description The config of the endpoint's type (null for http), by the type's JSON Schema at GET /int/v1/destination-types. Secret fields read "[redacted]"; sending "[redacted]" back keeps the stored value. */
+                config?: ({
+                    /**
+                     * @description amqp:// or amqps:// (TLS), host and port; credentials go in their own fields.
+                     * @example amqp://rabbitmq.example.com:5672/vhost
+                     */
+                    url: string;
+                    /** @description The exchange published to ("" is the default exchange). */
+                    exchange: string;
+                    /** @description The routing key; default: the event name. */
+                    routing_key?: string;
+                    /** @description Default: guest. */
+                    username?: string;
+                    /** @description Default: guest. */
+                    password?: string;
+                } | {
+                    /**
+                     * @description nats:// or tls:// (TLS), host and port; credentials go in their own fields.
+                     * @example nats://nats.example.com:4222
+                     */
+                    url: string;
+                    /** @description The subject; default: wharf.<event>. */
+                    subject?: string;
+                    username?: string;
+                    password?: string;
+                    /** @description An auth token, instead of username and password. */
+                    token?: string;
+                } | {
+                    /**
+                     * @description mqtt:// or mqtts:// (TLS), host and port; credentials go in their own fields.
+                     * @example mqtts://mqtt.example.com:8883
+                     */
+                    url: string;
+                    /** @description The topic; default: wharf/<event>. */
+                    topic?: string;
+                    username?: string;
+                    password?: string;
+                } | {
+                    /**
+                     * @description redis:// or rediss:// (TLS), host and port; credentials go in their own fields.
+                     * @example rediss://redis.example.com:6379/0
+                     */
+                    url: string;
+                    /** @description The stream key. */
+                    stream: string;
+                    /** @description XADD MAXLEN ~ this: the stream is trimmed to about this many entries. */
+                    maxlen?: number;
+                    username?: string;
+                    password?: string;
+                }) | null;
                 description?: string | null;
                 events?: string[] | null;
                 /** @enum {string|null} */
@@ -1259,6 +1486,58 @@ export interface components {
             };
         } | {
             url?: string;
+            /** @enum {string|null} */
+            type?: "http" | "rabbitmq" | "nats" | "mqtt" | "redis_stream" | null;
+            /** @description The config of the endpoint's type (null for http), by the type's JSON Schema at GET /int/v1/destination-types. Secret fields read "[redacted]"; sending "[redacted]" back keeps the stored value. */
+            config?: ({
+                /**
+                 * @description amqp:// or amqps:// (TLS), host and port; credentials go in their own fields.
+                 * @example amqp://rabbitmq.example.com:5672/vhost
+                 */
+                url: string;
+                /** @description The exchange published to ("" is the default exchange). */
+                exchange: string;
+                /** @description The routing key; default: the event name. */
+                routing_key?: string;
+                /** @description Default: guest. */
+                username?: string;
+                /** @description Default: guest. */
+                password?: string;
+            } | {
+                /**
+                 * @description nats:// or tls:// (TLS), host and port; credentials go in their own fields.
+                 * @example nats://nats.example.com:4222
+                 */
+                url: string;
+                /** @description The subject; default: wharf.<event>. */
+                subject?: string;
+                username?: string;
+                password?: string;
+                /** @description An auth token, instead of username and password. */
+                token?: string;
+            } | {
+                /**
+                 * @description mqtt:// or mqtts:// (TLS), host and port; credentials go in their own fields.
+                 * @example mqtts://mqtt.example.com:8883
+                 */
+                url: string;
+                /** @description The topic; default: wharf/<event>. */
+                topic?: string;
+                username?: string;
+                password?: string;
+            } | {
+                /**
+                 * @description redis:// or rediss:// (TLS), host and port; credentials go in their own fields.
+                 * @example rediss://redis.example.com:6379/0
+                 */
+                url: string;
+                /** @description The stream key. */
+                stream: string;
+                /** @description XADD MAXLEN ~ this: the stream is trimmed to about this many entries. */
+                maxlen?: number;
+                username?: string;
+                password?: string;
+            }) | null;
             description?: string | null;
             events?: string[] | null;
             /** @enum {string|null} */
@@ -3539,6 +3818,8 @@ export interface operations {
                 throttled?: boolean;
                 /** @description Equals (see `filters` for the other operators on throttled_reason). */
                 throttled_reason?: string;
+                /** @description Equals (see `filters` for the other operators on type). */
+                type?: string;
                 /** @description Operators on the columns above, one parameter each: `<col>_not`, `<col>_gt`, `<col>_gte`, `<col>_lt`, `<col>_lte`, `<col>_like` (case-insensitive substring), `<col>_in` and `<col>_notIn` (comma lists), `<col>_isNull=true`, `<col>_isNotNull=true`. An unknown parameter, column or operator, or a value of the wrong type, is a 400 naming it. */
                 filters?: {
                     [key: string]: string;
@@ -4853,6 +5134,231 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDestinationTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        destination_types: ({
+                            /** @constant */
+                            name: "http";
+                            description: string;
+                            /**
+                             * @description The JSON Schema of a http endpoint's config.
+                             * @example {
+                             *       "type": "object",
+                             *       "additionalProperties": false,
+                             *       "properties": {}
+                             *     }
+                             */
+                            config_schema: Record<string, never>;
+                        } | {
+                            /** @constant */
+                            name: "rabbitmq";
+                            description: string;
+                            /**
+                             * @description The JSON Schema of a rabbitmq endpoint's config.
+                             * @example {
+                             *       "type": "object",
+                             *       "additionalProperties": false,
+                             *       "required": [
+                             *         "url",
+                             *         "exchange"
+                             *       ],
+                             *       "properties": {
+                             *         "url": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "pattern": "^(amqp|amqps)://",
+                             *           "description": "amqp:// or amqps:// (TLS), host and port; credentials go in their own fields.",
+                             *           "examples": [
+                             *             "amqp://rabbitmq.example.com:5672/vhost"
+                             *           ]
+                             *         },
+                             *         "exchange": {
+                             *           "type": "string",
+                             *           "maxLength": 255,
+                             *           "description": "The exchange published to (\"\" is the default exchange)."
+                             *         },
+                             *         "routing_key": {
+                             *           "type": "string",
+                             *           "maxLength": 255,
+                             *           "description": "The routing key; default: the event name."
+                             *         },
+                             *         "username": {
+                             *           "type": "string",
+                             *           "maxLength": 255,
+                             *           "description": "Default: guest."
+                             *         },
+                             *         "password": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "writeOnly": true,
+                             *           "description": "Default: guest."
+                             *         }
+                             *       }
+                             *     }
+                             */
+                            config_schema: Record<string, never>;
+                        } | {
+                            /** @constant */
+                            name: "nats";
+                            description: string;
+                            /**
+                             * @description The JSON Schema of a nats endpoint's config.
+                             * @example {
+                             *       "type": "object",
+                             *       "additionalProperties": false,
+                             *       "required": [
+                             *         "url"
+                             *       ],
+                             *       "properties": {
+                             *         "url": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "pattern": "^(nats|tls)://",
+                             *           "description": "nats:// or tls:// (TLS), host and port; credentials go in their own fields.",
+                             *           "examples": [
+                             *             "nats://nats.example.com:4222"
+                             *           ]
+                             *         },
+                             *         "subject": {
+                             *           "type": "string",
+                             *           "maxLength": 255,
+                             *           "description": "The subject; default: wharf.<event>."
+                             *         },
+                             *         "username": {
+                             *           "type": "string",
+                             *           "maxLength": 255
+                             *         },
+                             *         "password": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "writeOnly": true
+                             *         },
+                             *         "token": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "writeOnly": true,
+                             *           "description": "An auth token, instead of username and password."
+                             *         }
+                             *       }
+                             *     }
+                             */
+                            config_schema: Record<string, never>;
+                        } | {
+                            /** @constant */
+                            name: "mqtt";
+                            description: string;
+                            /**
+                             * @description The JSON Schema of a mqtt endpoint's config.
+                             * @example {
+                             *       "type": "object",
+                             *       "additionalProperties": false,
+                             *       "required": [
+                             *         "url"
+                             *       ],
+                             *       "properties": {
+                             *         "url": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "pattern": "^(mqtt|mqtts)://",
+                             *           "description": "mqtt:// or mqtts:// (TLS), host and port; credentials go in their own fields.",
+                             *           "examples": [
+                             *             "mqtts://mqtt.example.com:8883"
+                             *           ]
+                             *         },
+                             *         "topic": {
+                             *           "type": "string",
+                             *           "maxLength": 255,
+                             *           "description": "The topic; default: wharf/<event>."
+                             *         },
+                             *         "username": {
+                             *           "type": "string",
+                             *           "maxLength": 255
+                             *         },
+                             *         "password": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "writeOnly": true
+                             *         }
+                             *       }
+                             *     }
+                             */
+                            config_schema: Record<string, never>;
+                        } | {
+                            /** @constant */
+                            name: "redis_stream";
+                            description: string;
+                            /**
+                             * @description The JSON Schema of a redis_stream endpoint's config.
+                             * @example {
+                             *       "type": "object",
+                             *       "additionalProperties": false,
+                             *       "required": [
+                             *         "url",
+                             *         "stream"
+                             *       ],
+                             *       "properties": {
+                             *         "url": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "pattern": "^(redis|rediss)://",
+                             *           "description": "redis:// or rediss:// (TLS), host and port; credentials go in their own fields.",
+                             *           "examples": [
+                             *             "rediss://redis.example.com:6379/0"
+                             *           ]
+                             *         },
+                             *         "stream": {
+                             *           "type": "string",
+                             *           "maxLength": 255,
+                             *           "minLength": 1,
+                             *           "description": "The stream key."
+                             *         },
+                             *         "maxlen": {
+                             *           "type": "integer",
+                             *           "minimum": 1,
+                             *           "description": "XADD MAXLEN ~ this: the stream is trimmed to about this many entries."
+                             *         },
+                             *         "username": {
+                             *           "type": "string",
+                             *           "maxLength": 255
+                             *         },
+                             *         "password": {
+                             *           "type": "string",
+                             *           "maxLength": 2048,
+                             *           "writeOnly": true
+                             *         }
+                             *       }
+                             *     }
+                             */
+                            config_schema: Record<string, never>;
+                        })[];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -21,4 +21,6 @@ export default class WebhookEndpointModel extends Model {
   @attr() filter;
   @attr() headers;
   @attr() auth;
+  @attr('string', { defaultValue: "http" }) type;
+  @attr() config;
 }

@@ -52,7 +52,7 @@ function recordSchema(def: ResourceDefinition, dataSource: DataSource, embedded:
     },
   };
   for (const column of def.columns.values()) {
-    const schema = columnSchema(column);
+    const schema = def.schemas?.[column.name] ?? columnSchema(column);
     properties[column.name] = nullable.has(column.name) ? orNull(schema) : schema;
   }
   if (!embedded) {
@@ -74,6 +74,11 @@ function recordSchema(def: ResourceDefinition, dataSource: DataSource, embedded:
 /** A create (`partial` false) or update body's fields, with embedded relationships written inline. */
 function writeSchema(def: ResourceDefinition, partial: boolean): JsonSchema {
   const schema = dtoSchema(def.dto, partial);
+  for (const [name, described] of Object.entries(def.schemas ?? {})) {
+    const written = schema.properties[name] as JsonSchema | undefined;
+    if (written)
+      schema.properties[name] = [written.type].flat().includes('null') ? orNull(described) : described;
+  }
   for (const embed of def.embeds) {
     const target = embed.target();
     const nested = dtoSchema(target.dto, true);

@@ -65,6 +65,8 @@ export interface ResourceDefinition {
   hooks?: Type<ResourceHooks>;
   /** False when the resource's writes emit no webhook events (see ResourceModelOptions.events). */
   events?: boolean;
+  /** What some JSON columns hold, for the OpenAPI document (see ResourceModelOptions.schemas). */
+  schemas?: Record<string, Record<string, unknown>>;
 }
 
 /** A stored row of a resource table (all columns, including internal ones). */

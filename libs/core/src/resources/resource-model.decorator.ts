@@ -51,6 +51,12 @@ export interface ResourceModelOptions {
    * catalog (default true). Management resources such as webhook endpoints set it to false.
    */
   events?: boolean;
+  /**
+   * The JSON Schema of what a JSON column holds, by column (otherwise "any JSON value"): the OpenAPI
+   * document's record and write bodies describe the column with it (null allowed where the column or
+   * the DTO allows it). Documentation only: the resource's hooks validate the values.
+   */
+  schemas?: Record<string, Record<string, unknown>>;
 }
 
 /** The default bound of an embedded to-many list in one write. */

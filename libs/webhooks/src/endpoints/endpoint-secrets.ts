@@ -6,13 +6,14 @@ export interface SealedEndpoint {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | string | null;
-  /** The endpoint's sealed headers and auth, when the caller read them: resealed with the secrets. */
+  /** The endpoint's sealed headers, auth and config, when the caller read them: resealed with the secrets. */
   headers_sealed?: string | null;
   auth_sealed?: string | null;
+  config_sealed?: string | null;
 }
 
 /** The other sealed columns of an endpoint, written back under APP_KEY like its secrets. */
-const SEALED_COLUMNS = ['headers_sealed', 'auth_sealed'] as const;
+const SEALED_COLUMNS = ['headers_sealed', 'auth_sealed', 'config_sealed'] as const;
 
 /** The secrets an endpoint signs with: the current one, then the previous one while its grace lasts. */
 export interface OpenedSecrets {

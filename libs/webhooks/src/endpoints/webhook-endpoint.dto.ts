@@ -7,9 +7,11 @@ import {
   IsOptional,
   IsString,
   Max,
+  ValidateIf,
   MaxLength,
   Min,
 } from 'class-validator';
+import { DESTINATION_TYPE_NAMES } from '../destinations/destination-types';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'];
 export const ENDPOINT_ORDERINGS = ['none', 'entity'];
@@ -20,7 +22,15 @@ export const RATE_LIMIT_PER_SECOND_LIMIT = 10_000;
 
 /** The writable fields of a webhook endpoint; `url` and `events` are also checked by WebhookEndpointHooks. */
 export class WebhookEndpointDto {
-  @IsString() @MaxLength(2048) url: string;
+  /** Required for an http endpoint (WebhookEndpointHooks); a broker endpoint's is its config.url. */
+  @ValidateIf((_, value) => value !== undefined)
+  @IsString()
+  @MaxLength(2048)
+  url?: string;
+  /** Where deliveries go: `http` (the default) or a broker type of GET /int/v1/destination-types. */
+  @IsOptional() @IsIn(DESTINATION_TYPE_NAMES) type?: string;
+  /** The type's config (its JSON Schema at GET /int/v1/destination-types); checked and sealed by the hooks. */
+  @IsOptional() @IsObject() config?: Record<string, unknown> | null;
   @IsOptional() @IsString() @MaxLength(10_000) description?: string | null;
   @IsOptional()
   @IsArray()

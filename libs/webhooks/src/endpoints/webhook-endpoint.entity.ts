@@ -1,5 +1,6 @@
 import { BaseResource, ResourceModel } from '@wharf/core';
 import { Column, Entity } from 'typeorm';
+import { DESTINATION_CONFIG_SCHEMA, HTTP_TYPE } from '../destinations/destination-types';
 import {
   ENDPOINT_ORDERINGS,
   ENDPOINT_PAYLOADS,
@@ -24,6 +25,7 @@ import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
     'consecutive_timeouts',
     'headers_sealed',
     'auth_sealed',
+    'config_sealed',
   ],
   readOnly: [
     'secret',
@@ -36,6 +38,7 @@ import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
   ],
   hooks: WebhookEndpointHooks,
   events: false,
+  schemas: { config: DESTINATION_CONFIG_SCHEMA },
 })
 export class WebhookEndpoint extends BaseResource {
   @Column('text') url: string;
@@ -70,4 +73,9 @@ export class WebhookEndpoint extends BaseResource {
   /** How deliveries authenticate: the type and non-secret fields (the whole, sealed, in auth_sealed). */
   @Column({ type: 'jsonb', nullable: true }) auth: Record<string, unknown> | null;
   @Column({ type: 'text', nullable: true }) auth_sealed: string | null;
+  /** Where deliveries go: `http`, or a broker type (destinations/destination-types.ts). */
+  @Column({ type: 'varchar', default: HTTP_TYPE }) type: string;
+  /** A broker type's config, each secret field "[redacted]" (the whole, sealed, in config_sealed). */
+  @Column({ type: 'jsonb', nullable: true }) config: Record<string, unknown> | null;
+  @Column({ type: 'text', nullable: true }) config_sealed: string | null;
 }

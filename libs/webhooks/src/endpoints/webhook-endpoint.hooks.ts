@@ -12,6 +12,9 @@ import {
   errorObject,
 } from '@wharf/core';
 import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
+import { brokerUrlRefusal } from '../destinations/broker-target';
+import { BROKER_TYPES, HTTP_TYPE } from '../destinations/destination-types';
+import { StoredDestination, sealDestination } from './endpoint-config';
 import { sealCredentials } from './endpoint-credentials';
 import { keepStoredCredentials } from './endpoint-credentials-open';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
@@ -46,7 +49,8 @@ export class WebhookEndpointHooks implements ResourceHooks {
   ) {}
 
   beforeCreate(_tx: unknown, values: Record<string, unknown>): void {
-    this.check(values, undefined, keepStoredCredentials(values, undefined, this.config));
+    const kept = keepStoredCredentials(values, undefined, this.config);
+    this.check(values, undefined, [...kept, ...this.destination(values)]);
     values.events ??= ['*'];
     values.max_in_flight ??= this.config.webhooks.endpointConcurrency;
     values.secret ??= encryptSecret(generateSecret(), this.config.appKey);
@@ -56,12 +60,16 @@ export class WebhookEndpointHooks implements ResourceHooks {
   beforeUpdate(_tx: unknown, before: ResourceRow, values: Record<string, unknown>): void {
     // Enabling re-checks the stored URL too: a row saved before the policy tightened must not come back.
     const enabling = values.status === 'enabled' && before.status !== 'enabled';
-    const kept = keepStoredCredentials(
-      values,
-      before as Parameters<typeof keepStoredCredentials>[1],
-      this.config,
-    );
-    this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined, kept);
+    const kept = [
+      ...keepStoredCredentials(values, before as Parameters<typeof keepStoredCredentials>[1], this.config),
+      ...this.destination(values, before as StoredDestination),
+    ];
+    const type = (values.type ?? before.type) as string;
+    // A broker endpoint's url is its config's, checked there (an enabling re-check included).
+    const recheck = enabling && values.url === undefined && type === HTTP_TYPE;
+    if (enabling && type !== HTTP_TYPE && values.config === undefined)
+      kept.push(...this.recheckBroker(before));
+    this.check(values, recheck ? (before.url as string) : undefined, kept, type);
     if (values.url !== undefined && values.url !== before.url) values.verified_at = null;
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
@@ -87,9 +95,32 @@ export class WebhookEndpointHooks implements ResourceHooks {
     }
   }
 
-  private check(values: Record<string, unknown>, storedUrl?: string, earlier: ErrorObject[] = []): void {
+  /** The endpoint's type and config: checked, the config sealed (endpoint-config.ts). */
+  private destination(values: Record<string, unknown>, before?: StoredDestination): ErrorObject[] {
+    return sealDestination(values, before, this.config, this.endpoints.policy);
+  }
+
+  /** Enabling a broker endpoint re-checks its stored URL, as an http endpoint's is. */
+  private recheckBroker(before: ResourceRow): ErrorObject[] {
+    const url = (before.config as { url?: string } | null)?.url ?? '';
+    const refusal = brokerUrlRefusal(url, BROKER_TYPES.get(before.type as string)!, this.endpoints.policy);
+    return refusal
+      ? [
+          errorObject(422, `The URL is not allowed: ${refusal}.`, {
+            source: { pointer: attributePointer('config', 'url') },
+          }),
+        ]
+      : [];
+  }
+
+  private check(
+    values: Record<string, unknown>,
+    storedUrl?: string,
+    earlier: ErrorObject[] = [],
+    type = (values.type ?? HTTP_TYPE) as string,
+  ): void {
     const errors: ErrorObject[] = [...earlier];
-    const url = typeof values.url === 'string' ? values.url : storedUrl;
+    const url = typeof values.url === 'string' && type === HTTP_TYPE ? values.url : storedUrl;
     if (url !== undefined) {
       const refusal = this.endpoints.refusal(url);
       if (refusal) {

@@ -9,8 +9,9 @@ import {
   readWriteBody,
 } from '@wharf/core';
 import { DestinationEndpoint } from '../transport/destination';
-import { urlRefusal } from '../transport/target-policy';
+import { TargetPolicy, urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
+import { StoredDestination, openDestination } from './endpoint-config';
 import { openCredentials } from './endpoint-credentials-open';
 import { OpenedSecrets, openEndpointSecrets, validSecrets } from './endpoint-secrets';
 import { UnreadableSecretError, encryptSecret, generateSecret, openSecret } from './secrets';
@@ -20,9 +21,12 @@ export const WEBHOOK_ENDPOINT = 'webhook-endpoint';
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface NewEndpoint {
-  url: string;
+  /** An http endpoint's URL; a broker endpoint's is its `config.url`. */
+  url?: string;
   events: string[];
   description?: string | null;
+  type?: string;
+  config?: Record<string, unknown>;
 }
 
 type EndpointRecord = Record<string, unknown>;
@@ -52,12 +56,17 @@ export class WebhookEndpointsService {
     return this.services.for(this.services.registry.get(WEBHOOK_ENDPOINT).entity);
   }
 
-  /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
-  refusal(url: string): string | undefined {
-    return urlRefusal(url, {
+  /** The target policy of this process: https only in production, private targets as configured. */
+  get policy(): TargetPolicy {
+    return {
       httpsOnly: this.config.nodeEnv === 'production',
       allowPrivate: this.config.webhooks.allowPrivateTargets,
-    });
+    };
+  }
+
+  /** The save-time half of the target policy; the connect-time half is in the dispatcher. */
+  refusal(url: string): string | undefined {
+    return urlRefusal(url, this.policy);
   }
 
   /** `POST /webhook-endpoints`: the one response that carries the secret. */
@@ -126,7 +135,12 @@ export class WebhookEndpointsService {
       this.config,
     );
     if (unreadableSecret) throw ApiError.of(409, `Webhook endpoint ${uuid}: ${unreadableSecret}.`);
-    return { uuid, url: endpoint.url, secrets, headers, auth };
+    const { type, config, unreadable } = openDestination(
+      endpoint as unknown as StoredDestination,
+      this.config,
+    );
+    if (unreadable) throw ApiError.of(409, `Webhook endpoint ${uuid}: ${unreadable}.`);
+    return { uuid, url: endpoint.url, type, config, secrets, headers, auth };
   }
 
   /** The endpoint's static headers with their values (API responses show the names only). */

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
 import { Attempt } from '../transport/destination';
-import { HttpDestination } from '../transport/http.destination';
+import { DestinationRouter } from '../destinations/destination-router';
+import { HTTP_TYPE } from '../destinations/destination-types';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { newEventId } from '../outbox/event-id';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
@@ -42,7 +43,7 @@ export class EndpointProbeService {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly services: ResourceServices,
-    private readonly destination: HttpDestination,
+    private readonly destination: DestinationRouter,
     private readonly catalog: WebhookEventCatalog,
     private readonly logs: RequestLogStore,
   ) {}
@@ -66,7 +67,7 @@ export class EndpointProbeService {
       record,
       (additionalData as Record<string, unknown> | undefined) ?? {},
     );
-    const attempt = await this.destination.send(endpoint, { eventId: sent.id, body: sent.body });
+    const attempt = await this.destination.send(endpoint, { eventId: sent.id, event, body: sent.body });
     // The single request-log row of a test send, as the request-log routes serve it.
     const log = await this.logs.logTestSend(RequestContext.companyUuid(), uuid, sent, attempt);
     return this.services.for(WebhookRequestLog).find(log);
@@ -75,9 +76,21 @@ export class EndpointProbeService {
   /** `POST …/verify`: a signed challenge the endpoint must echo; success sets `verified_at`. */
   async verify(uuid: string) {
     const endpoint = await this.endpoints.destinationOf(uuid);
+    if (endpoint.type !== HTTP_TYPE)
+      throw ApiError.of(
+        422,
+        `A ${endpoint.type} endpoint has no ownership challenge: only an http receiver answers one.`,
+        {
+          source: { pointer: attributePointer('type') },
+        },
+      );
     const challenge = randomBytes(24).toString('base64url');
     const body = JSON.stringify({ type: 'webhook.verification', challenge });
-    const attempt = await this.destination.send(endpoint, { eventId: newEventId(), body });
+    const attempt = await this.destination.send(endpoint, {
+      eventId: newEventId(),
+      event: 'webhook.verification',
+      body,
+    });
     const problem = challengeProblem(attempt, challenge);
     if (problem) {
       throw ApiError.of(

@@ -2,8 +2,8 @@ import { EndpointAuth } from './endpoint-auth';
 
 /**
  * Where a delivery goes. The dispatch stage hands each attempt to a Destination and records what it
- * answers; HTTP (signed POSTs, http.destination.ts) is the one kind today. Another transport implements
- * this and is provided as DESTINATION: the other stages do not change.
+ * answers. DESTINATION is the DestinationRouter (destinations/), which sends by the endpoint's type: HTTP
+ * (signed POSTs, http.destination.ts) or a broker (destinations/*.destination.ts).
  */
 
 /** What one attempt sent and got back: a request-log row in the making. */
@@ -28,6 +28,10 @@ export interface Attempt {
 export interface DestinationEndpoint {
   uuid: string;
   url: string;
+  /** Its destination type: `http` (also when absent) or a broker's (destinations/destination-types.ts). */
+  type?: string;
+  /** A broker type's config, credentials decrypted. */
+  config?: Record<string, unknown>;
   /** Secrets valid right now, newest first. */
   secrets: string[];
   /** Set when no configured key opens the endpoint's secret: nothing can be signed, so nothing is sent. */
@@ -37,9 +41,10 @@ export interface DestinationEndpoint {
   auth?: EndpointAuth;
 }
 
-/** One message to send: the event's id (the idempotency key receivers see) and its exact bytes. */
+/** One message to send: the event's id (the idempotency key receivers see), its name and its exact bytes. */
 export interface Message {
   eventId: string;
+  event: string;
   body: string;
 }
 

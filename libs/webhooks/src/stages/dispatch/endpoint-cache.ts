@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { openEndpointSecrets } from '../../endpoints/endpoint-secrets';
 import { UnreadableSecretError } from '../../endpoints/secrets';
+import { StoredDestination, openDestination } from '../../endpoints/endpoint-config';
 import { openCredentials } from '../../endpoints/endpoint-credentials-open';
 import { EndpointAuth } from '../../transport/endpoint-auth';
 import { ENDPOINT_CACHE_MS } from '../../tuning';
@@ -12,6 +13,9 @@ export interface CachedEndpoint {
   uuid: string;
   url: string;
   status: string;
+  /** `http`, or a broker type whose `config` (credentials decrypted) says where to publish. */
+  type: string;
+  config?: Record<string, unknown>;
   /** Sends per second across all workers, or null for no limit. */
   rateLimitPerSecond: number | null;
   /** `thin`: its deliveries carry a reference to the record (ThinEnvelopes), not the record. */
@@ -57,10 +61,16 @@ export class EndpointCache {
     return endpoint.previousExpires > Date.now() ? endpoint.secrets : endpoint.secrets.slice(0, 1);
   }
 
+  /** The type and opened config; a config no key opens sends nothing, as a secret no key opens. */
+  private destination(row: StoredDestination) {
+    const { type, config, unreadable } = openDestination(row, this.config);
+    return unreadable ? { type, unreadableSecret: unreadable } : { type, config };
+  }
+
   private async load(uuid: string): Promise<CachedEndpoint | undefined> {
     const [row] = await this.dataSource.query(
       `SELECT uuid, url, status, rate_limit_per_second, payload, secret, previous_secret, previous_secret_expires_at,
-              headers_sealed, auth_sealed,
+              headers_sealed, auth_sealed, type, config_sealed,
               (extract(epoch FROM updated_at) * 1000)::bigint AS version
        FROM webhook_endpoints WHERE uuid = $1`,
       [uuid],
@@ -74,6 +84,7 @@ export class EndpointCache {
       payload: row.payload as string,
       version: Number(row.version),
       ...openCredentials(row, this.config),
+      ...this.destination(row),
     };
     try {
       const opened = await openEndpointSecrets(row, this.config, (sql, params) =>

@@ -48,7 +48,7 @@ export class SendAttempt {
       this.metrics.started(data.endpoint);
       result = await this.destination.send(
         { ...endpoint, secrets: this.endpoints.secrets(endpoint) },
-        { eventId: data.eventId, body },
+        { eventId: data.eventId, event: data.event, body },
       );
     } catch (error) {
       this.metrics.finished(data.endpoint);
