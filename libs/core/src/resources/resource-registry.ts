@@ -99,6 +99,7 @@ export class ResourceRegistry {
       readOnly: new Set(model.readOnly ?? []),
       hooks: model.hooks,
       events: model.events ?? true,
+      visibility: model.visibility,
     };
   }
 

@@ -36,6 +36,8 @@ import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
   ],
   hooks: WebhookEndpointHooks,
   events: false,
+  // webhooks.endpoints:read|write
+  permission: 'endpoints',
 })
 export class WebhookEndpoint extends BaseResource {
   @Column('text') url: string;

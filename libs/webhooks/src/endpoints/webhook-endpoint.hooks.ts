@@ -10,11 +10,13 @@ import {
   ResourceRow,
   WriteTransaction,
   errorObject,
+  insufficientPermission,
 } from '@wharf/core';
 import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
 import { sealCredentials } from './endpoint-credentials';
 import { keepStoredCredentials } from './endpoint-credentials-open';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
+import { EventVisibility } from '../events/event-visibility';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -23,6 +25,9 @@ const NOT_NULL: Record<string, string> = {
   ordering: '"none" or "entity"',
   payload: '"full" or "thin"',
 };
+
+/** The fields that decide what data an endpoint receives, and where. */
+const RECEIVES = ['url', 'events', 'payload', 'filter'];
 
 /** Disabling records when and why; enabling clears that and the failure streak that auto-disables. */
 function setStatus(values: Record<string, unknown>, status: unknown): void {
@@ -42,12 +47,14 @@ export class WebhookEndpointHooks implements ResourceHooks {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly catalog: WebhookEventCatalog,
+    private readonly visibility: EventVisibility,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   beforeCreate(_tx: unknown, values: Record<string, unknown>): void {
     this.check(values, undefined, keepStoredCredentials(values, undefined, this.config));
     values.events ??= ['*'];
+    this.mayReceive(values.events as string[]);
     values.max_in_flight ??= this.config.webhooks.endpointConcurrency;
     values.secret ??= encryptSecret(generateSecret(), this.config.appKey);
     if (values.status === 'disabled') setStatus(values, 'disabled');
@@ -62,6 +69,9 @@ export class WebhookEndpointHooks implements ResourceHooks {
       this.config,
     );
     this.check(values, enabling && values.url === undefined ? (before.url as string) : undefined, kept);
+    // Where its events go and what they carry: the caller must read all that it subscribes to.
+    if (RECEIVES.some((field) => values[field] !== undefined))
+      this.mayReceive((values.events ?? before.events) as string[]);
     if (values.url !== undefined && values.url !== before.url) values.verified_at = null;
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
@@ -85,6 +95,16 @@ export class WebhookEndpointHooks implements ResourceHooks {
         },
       });
     }
+  }
+
+  /** An endpoint receives the data of its events: a caller may subscribe it only to events it may read. */
+  private mayReceive(events: string[]): void {
+    const lacking = this.visibility.lackingFor(events);
+    if (lacking)
+      throw insufficientPermission(
+        lacking,
+        `An endpoint receives the data of the events it subscribes to: subscribing it to ${events.includes('*') ? 'every event' : events.join(', ')} needs ${lacking}, which this key or session lacks.`,
+      );
   }
 
   private check(values: Record<string, unknown>, storedUrl?: string, earlier: ErrorObject[] = []): void {

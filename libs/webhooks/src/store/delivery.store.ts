@@ -158,9 +158,16 @@ export class DeliveryStore {
     return rows[0];
   }
 
-  /** One stored event of the company with each of its endpoints and the event's delivery there. */
-  async eventRouting(company: string, eventId: string): Promise<EventRoutingRow[]> {
-    return (await this.pool.query<EventRoutingRow>(EVENT_ROUTING, [company, eventId])).rows;
+  /**
+   * One stored event of the company with each of its endpoints and the event's delivery there; nothing
+   * when `readable` (the event names the caller may read; null: all) leaves it out.
+   */
+  async eventRouting(
+    company: string,
+    eventId: string,
+    readable: readonly string[] | null = null,
+  ): Promise<EventRoutingRow[]> {
+    return (await this.pool.query<EventRoutingRow>(EVENT_ROUTING, [company, eventId, readable])).rows;
   }
 
   /** What an endpoint's deliveries are doing now. */
