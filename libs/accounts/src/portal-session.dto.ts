@@ -44,7 +44,7 @@ export class PortalSessionDto {
   @IsIn(PORTAL_FEATURES, { each: true })
   features?: string[];
 
-  /** Names and wildcards of GET /int/v1/permissions; `read_only: true` is short for `["*:read"]`. */
+  /** Names and wildcards of GET /int/v1/permissions; `read_only: true` is short for `["*:read", "*:reveal"]`. */
   @IsOptional()
   @IsArray()
   @ArrayNotEmpty()
@@ -74,7 +74,7 @@ export function portalSessionInput(body: unknown): PortalSessionDto {
   if (input.read_only === true && input.permissions !== undefined)
     throw ApiError.invalid(
       `${ATTRIBUTES_POINTER}/read_only`,
-      'read_only is short for permissions ["*:read"]: send one of the two.',
+      'read_only is short for permissions ["*:read", "*:reveal"]: send one of the two.',
     );
   return input;
 }

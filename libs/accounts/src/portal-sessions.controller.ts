@@ -10,6 +10,8 @@ import {
   Permission,
   PermissionCatalog,
   Public,
+  READ_SET,
+  onlyReads,
 } from '@wharf/core';
 import { grantedPermissions } from './permission-input';
 import { AccountsService } from './accounts.service';
@@ -24,8 +26,6 @@ import {
 } from './portal-sessions.service';
 
 const view = (record: PortalSessionRecord) => ({ id: record.uuid, ...record });
-/** What `read_only: true` stands for: the read permission of everything. */
-const READ_EVERYTHING = '*:read';
 
 /**
  * Portal sessions: the platform opens a company's console in a frame of its own app, signed in as that
@@ -50,13 +50,13 @@ export class PortalSessionsController {
     if (!scope) throw new Error('No request scope: the access hook runs first');
     const company = input.company_uuid?.toLowerCase() ?? scope.companyUuid;
     if (company !== scope.companyUuid) await this.mayOpen(scope.platform, company);
-    const requested = input.read_only ? [READ_EVERYTHING] : input.permissions;
+    const requested = input.read_only ? READ_SET : input.permissions;
     const permissions = grantedPermissions(this.catalog, scope.grants!, requested, 'A portal session');
     const created = await this.sessions.create({
       companyUuid: company,
       createdByCompanyUuid: scope.companyUuid,
       // Shows no write button, and writes nothing but the POSTs that only read (@ReadByPost).
-      readOnly: permissions.every((permission) => permission.endsWith(':read')),
+      readOnly: onlyReads(permissions),
       permissions,
       expiresInSeconds: input.expires_in ?? DEFAULT_PORTAL_SECONDS,
       returnUrl: input.return_url ?? null,

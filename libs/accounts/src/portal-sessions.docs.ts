@@ -17,7 +17,7 @@ const RECORD = {
     permissions: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Permission names and wildcards (a read-only session: `["*:read"]`).',
+      description: 'Permission names and wildcards (a read-only session: `["*:read", "*:reveal"]`).',
     },
     return_url: orNull({ type: 'string' }),
     expires_at: { type: 'string', format: 'date-time' },
@@ -52,7 +52,8 @@ export const PortalSessionDocs = {
           'The `url` opens the console as the company; its `token` (in the URL fragment, never sent to a server ' +
           'by the browser) is traded once for an HttpOnly session cookie. A company key opens its own company; a ' +
           'platform key (`api-keys:create --platform`) any company. `expires_in` seconds: 60 to 86400, default 3600. ' +
-          '`permissions` default to the key’s own and may not exceed them; `read_only: true` is short for `["*:read"]`.',
+          '`permissions` default to the key’s own and may not exceed them; `read_only: true` is short for the ' +
+          'permissions that only read, `["*:read", "*:reveal"]`.',
       }),
       ApiBody({
         schema: {

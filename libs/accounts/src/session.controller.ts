@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PORTAL_FEATURES, PortalSessionsService } from './portal-sessions.service';
-import { PermissionCatalog, RequestContext, SignedIn, orNull } from '@wharf/core';
+import { PermissionCatalog, RequestContext, SignedIn, onlyReads, orNull } from '@wharf/core';
 
 const NAMES = { type: 'array', items: { type: 'string' } };
 const SESSION = {
@@ -64,7 +64,7 @@ export class SessionController {
     const grants = scope.grants;
     const granted = this.catalog.names.filter((permission) => grants.has(permission));
     const permissions = {
-      read_only: granted.every((permission) => permission.endsWith(':read')),
+      read_only: onlyReads(granted),
       permissions: [...grants.patterns],
       granted,
     };

@@ -2,6 +2,8 @@ import { OpenAPIObject } from '@nestjs/swagger';
 import { createApi } from '@wharf/api';
 import {
   AppConfig,
+  PermissionCatalog,
+  PermissionEntry,
   ResourceDefinition,
   ResourceRegistry,
   buildOpenApiDocument,
@@ -16,6 +18,8 @@ export interface ApiDescription {
   document: OpenAPIObject;
   resources: ResourceDefinition[];
   events: CatalogEvent[];
+  /** The permission catalog (GET /int/v1/permissions). */
+  permissions: PermissionEntry[];
   /** Column defaults of each resource's table that a client can apply itself (constants, not SQL). */
   defaults: Map<ResourceDefinition, Record<string, string | number | boolean>>;
 }
@@ -46,6 +50,7 @@ export async function describeApi(config: AppConfig): Promise<ApiDescription> {
       document: buildOpenApiDocument(app),
       resources,
       events: app.get(WebhookEventCatalog, { strict: false }).all(),
+      permissions: app.get(PermissionCatalog, { strict: false }).entries,
       defaults: new Map(resources.map((def) => [def, constantDefaults(dataSource, def)])),
     };
   } finally {

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Permissions of API keys and portal sessions (generated; the backfill of read-only sessions and the
  * trigger added by hand). Existing keys and sessions keep what they could do: every permission (`["*"]`),
- * and a read-only session every read (`["*:read"]`). A change of a key's permissions drops it from every
+ * and a read-only session every permission that only reads (`["*:read", "*:reveal"]`). A change of a key's permissions drops it from every
  * api process's cache, like a revocation.
  */
 export class AddPermissions1796185991606 implements MigrationInterface {
@@ -12,7 +12,9 @@ export class AddPermissions1796185991606 implements MigrationInterface {
     await queryRunner.query(
       `ALTER TABLE "portal_sessions" ADD COLUMN "permissions" jsonb NOT NULL DEFAULT '["*"]'`,
     );
-    await queryRunner.query(`UPDATE "portal_sessions" SET "permissions" = '["*:read"]' WHERE "read_only"`);
+    await queryRunner.query(
+      `UPDATE "portal_sessions" SET "permissions" = '["*:read", "*:reveal"]' WHERE "read_only"`,
+    );
     await this.notifyOn(queryRunner, 'revoked_at, key_hash, company_uuid, platform, uuid, permissions');
   }
 

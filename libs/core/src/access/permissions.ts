@@ -14,6 +14,16 @@ const PATTERN = new RegExp(`^(\\*|${WORD}(\\.${WORD})*(\\.\\*)?)(:(\\*|${WORD}))
 
 /** Every permission, present and future: what keys had before permissions existed. */
 export const ALL_PERMISSIONS = '*';
+/** The actions that only read: what a read-only portal session or key holds. */
+export const READ_ACTIONS = ['read', 'reveal'];
+/** Every permission that only reads, present and future: what `read_only: true` stands for. */
+export const READ_SET = READ_ACTIONS.map((action) => `*:${action}`);
+
+/** Whether every permission of `names` (names or wildcards) only reads. */
+export function onlyReads(names: readonly string[]): boolean {
+  return names.every((name) => READ_ACTIONS.includes(name.slice(name.lastIndexOf(':') + 1)));
+}
+
 /** The error code of a call outside the caller's permissions. */
 export const INSUFFICIENT_PERMISSION = 'insufficient_permission';
 

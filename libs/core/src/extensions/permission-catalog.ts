@@ -170,7 +170,7 @@ export class PermissionCatalog {
       const words = pluralPath(model.name).replace(/-/g, ' ');
       this.add({
         name: `${scope}:read`,
-        description: `Read ${words} and receive their webhook events`,
+        description: `Read ${words}${model.events === false ? '' : ' and receive their webhook events'}`,
         extension: manifest.name,
       });
     }
