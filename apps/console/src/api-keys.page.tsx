@@ -19,19 +19,19 @@ function Permissions({ permissions }: { permissions: string[] }) {
 
 /**
  * The company's API keys (full sessions only): create one with a name and its permissions (shown once),
- * list them with their permissions, revoke. A new key is restricted and reads by default; it may get only
- * permissions the signed-in key holds.
+ * list them with their permissions, revoke. A restricted key reads by default, resource by resource; a key
+ * may get only permissions the signed-in key holds (full access only from a key that has it).
  */
 export function ApiKeysPage() {
   const [keys, setKeys] = useState<ApiKeyRow[] | null>(null);
   const [name, setName] = useState('');
   const [catalog, setCatalog] = useState<PermissionEntry[]>([]);
-  const [access, setAccess] = useState<'restricted' | 'full'>('restricted');
+  const full = session.info()?.permissions.includes('*') ?? false;
+  const [access, setAccess] = useState<'restricted' | 'full'>(full ? 'full' : 'restricted');
   const [levels, setLevels] = useState<Record<string, Level>>({});
   const [actions, setActions] = useState<string[]>([]);
   const [created, setCreated] = useState<ApiKeyRow | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const full = session.info()?.permissions.includes('*') ?? false;
   const writes = session.can('api_keys:write');
   const load = () =>
     api('GET', '/api-keys')
