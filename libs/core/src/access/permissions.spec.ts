@@ -44,8 +44,9 @@ describe('permission names and wildcards', () => {
     expect(matching('fleet.orders:*')).toEqual(['fleet.orders:dispatch']);
     expect(matching('fleet.*:read')).toEqual(['fleet.drivers:read']);
     expect(matching('*')).toEqual(NAMES);
-    // `inventory.*` is not `inventory_x.*`.
+    // `inventory.*` is not `inventory_x.*`; an extension's name may have dashes.
     expect(permissionMatches(parsePermission('inventory.*')!, 'inventory_x.things:read')).toBe(false);
+    expect(permissionMatches(parsePermission('acme-yards.*')!, 'acme-yards.yards:read')).toBe(true);
   });
 
   it('one pattern is within another only when every permission it stands for, present or future, is', () => {

@@ -7,7 +7,8 @@ export type { PermissionCheck } from '../tenancy/request-context';
 // Permissions: their names and wildcards, what a caller holds, and the decorators naming a route's. The
 // catalog of the loaded extensions is built in extensions/permission-catalog.ts.
 
-const WORD = '[a-z][a-z0-9_]*';
+// Extension names have dashes (`acme-yards`), resource parts underscores (`warehouse_sections`).
+const WORD = '[a-z][a-z0-9_-]*';
 /** `<scope>:<action>`, the scope dot-separated: `inventory.warehouses:read`, `fleet.orders:dispatch`, `events:read`. */
 export const PERMISSION_NAME = new RegExp(`^${WORD}(\\.${WORD})*:${WORD}$`);
 const PATTERN = new RegExp(`^(\\*|${WORD}(\\.${WORD})*(\\.\\*)?)(:(\\*|${WORD}))?$`);

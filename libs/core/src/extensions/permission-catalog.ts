@@ -164,7 +164,7 @@ export class PermissionCatalog {
         throw new ExtensionError(
           manifest.name,
           `resource "${model.name}"`,
-          `"${model.permission}" cannot name permissions: lower-case words joined by underscores`,
+          `"${scope}:read" cannot be a permission's name: lower-case words joined by dots, underscores or dashes`,
         );
       this.scopes.set(entity, scope);
       const words = pluralPath(model.name).replace(/-/g, ' ');
