@@ -1,6 +1,9 @@
 import { OPERATIONAL_EVENTS_SQL, subscribesSql } from '../outbox/operational-events';
 import { UNDISPATCHED_EVENTS } from './tables';
 
+/** The event names a caller may read ($3 below); null: every one. */
+export type ReadableEvents = readonly string[] | null;
+
 /**
  * One stored event ($2, its envelope id) of company $1, unless its name is not among $3 (the names the
  * caller may read; NULL: any), and every endpoint of the company beside it (none:
