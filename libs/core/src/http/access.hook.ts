@@ -131,8 +131,10 @@ export function configureAccess(app: NestFastifyApplication): AccessStages {
   };
 }
 
-/** Stage `authenticate`: the caller's scope, from its API key or its portal session's cookie, and whether
- * it holds the route's permission (its grants were compiled with its cached credential). */
+/**
+ * Stage `authenticate`: the caller's scope, from its API key or its portal session's cookie, and whether it
+ * holds the route's permission (its grants were compiled with its cached credential: one Set lookup).
+ */
 async function authenticate(
   authenticator: Authenticator,
   request: ScopedRequest,
