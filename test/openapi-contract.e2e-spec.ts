@@ -198,6 +198,7 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
 
     // Who the caller is; portal sessions: opened with the key, traded once for the cookie, revoked.
     await expectStatus(200, 'getSession');
+    await expectStatus(200, 'listPermissions');
     const portal = (
       await expectStatus(201, 'createPortalSession', { body: { portal_session: { read_only: true } } })
     ).portal_session;

@@ -1,4 +1,11 @@
-import { AppConfig, dataSourceOptions, ensureDatabase, preflight, runMigrations } from '@wharf/core';
+import {
+  AppConfig,
+  PermissionCatalog,
+  dataSourceOptions,
+  ensureDatabase,
+  preflight,
+  runMigrations,
+} from '@wharf/core';
 import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
@@ -6,13 +13,18 @@ import { ParsedArgs } from './args';
 
 export class UsageError extends Error {}
 
-/** Runs `work` against the database, creating and migrating it first (quietly) when it is fresh. */
+/**
+ * Runs `work` against the database, creating and migrating it first (quietly) when it is fresh. `check`
+ * sees the permission catalog of the loaded extensions before anything connects.
+ */
 async function withAccounts<T>(
   config: AppConfig,
   work: (accounts: AccountsService) => Promise<T>,
+  check?: (catalog: PermissionCatalog) => void,
 ): Promise<T> {
+  const { manifests, permissions } = composeWharf(config);
+  check?.(permissions);
   await preflight(config, { databaseMustExist: false });
-  const { manifests } = composeWharf(config);
   await ensureDatabase(config.databaseUrl);
   await runMigrations(config.databaseUrl, manifests);
   const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, manifests));
@@ -32,11 +44,37 @@ function text(args: ParsedArgs, name: string): string | undefined {
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
-/** `companies:create --name N [--json]`: a company and its first API key (shown once). */
+/**
+ * `--permissions a,b` (or repeated): the key's permissions, names and wildcards of the catalog; undefined
+ * without the option (every permission).
+ */
+function permissionsOption(args: ParsedArgs): string[] | undefined {
+  if (args.options.permissions === true)
+    throw new UsageError('--permissions needs a value, e.g. "inventory.*,events:read"');
+  const given = args.repeated.permissions?.flatMap((value) => value.split(',')).map((item) => item.trim());
+  return given?.filter((item) => item !== '');
+}
+
+/** Refuses, in one line per problem, permissions the catalog does not have. */
+function checkPermissions(permissions: string[] | undefined) {
+  return (catalog: PermissionCatalog) => {
+    if (permissions === undefined) return;
+    if (!permissions.length) throw new UsageError('--permissions names no permission');
+    const problems = catalog.problems(permissions);
+    if (problems.length) throw new UsageError(problems.map(([, detail]) => detail).join('\nwharf: '));
+  };
+}
+
+/** `companies:create --name N [--permissions P,…] [--json]`: a company and its first API key (shown once). */
 export async function createCompany(config: AppConfig, args: ParsedArgs): Promise<void> {
   const name = text(args, 'name');
   if (!name) throw new UsageError('companies:create needs --name "<company name>"');
-  const created = await withAccounts(config, (accounts) => accounts.createCompany(name));
+  const permissions = permissionsOption(args);
+  const created = await withAccounts(
+    config,
+    (accounts) => accounts.createCompany(name, permissions),
+    checkPermissions(permissions),
+  );
   if (args.options.json) print(created);
   else
     process.stdout.write(
@@ -44,15 +82,25 @@ export async function createCompany(config: AppConfig, args: ParsedArgs): Promis
     );
 }
 
-/** `api-keys:create --company UUID [--name N] [--platform] [--json]` (a platform key opens any company's portal) */
+/**
+ * `api-keys:create --company UUID [--name N] [--platform] [--permissions P,…] [--json]` (a platform key
+ * opens any company's portal; with --permissions the key is a restricted one, `wharf_rk_…`)
+ */
 export async function createApiKey(config: AppConfig, args: ParsedArgs): Promise<void> {
   const company = text(args, 'company');
   if (!company) throw new UsageError('api-keys:create needs --company <uuid>');
-  const created = await withAccounts(config, async (accounts) => {
-    if (!(await accounts.companyExists(company))) throw new UsageError(`No company with uuid ${company}`);
-    return accounts.createApiKey(company, text(args, 'name') ?? null, args.options.platform === true);
-  });
-  if (args.options.json) print({ api_key: created.key, uuid: created.uuid });
+  const permissions = permissionsOption(args);
+  const created = await withAccounts(
+    config,
+    async (accounts) => {
+      if (!(await accounts.companyExists(company))) throw new UsageError(`No company with uuid ${company}`);
+      const name = text(args, 'name') ?? null;
+      return accounts.createApiKey(company, name, args.options.platform === true, permissions);
+    },
+    checkPermissions(permissions),
+  );
+  const restricted = permissions && { permissions: created.permissions };
+  if (args.options.json) print({ api_key: created.key, uuid: created.uuid, ...restricted });
   else process.stdout.write(`API key ${created.uuid} (shown once): ${created.key}\n`);
 }
 

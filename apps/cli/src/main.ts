@@ -13,10 +13,12 @@ import { start } from './start.command';
 const USAGE = `usage: wharf <command>
   start                                         create + migrate the database, then run api and worker
   migrate                                       create the database if needed and run pending migrations
-  companies:create --name N [--json]            create a company and its first API key
+  companies:create --name N [--permissions P,…] [--json]
+                                                create a company and its first API key
   companies:delete UUID [--dry-run]             remove a company and every row it owns (--dry-run: counts only)
-  api-keys:create --company UUID [--name N] [--platform] [--json]
+  api-keys:create --company UUID [--name N] [--platform] [--permissions P,…] [--json]
                                                 --platform: the key may open a portal session for any company
+                                                --permissions: names and wildcards (inventory.*, *:read); default *
   api-keys:revoke UUID
   secrets:reencrypt [--json]                    rewrite webhook secrets under APP_KEY (after a key rotation)
   client:typescript [DIR]                       regenerate @wharf/client's types from the api (npm run client:generate)

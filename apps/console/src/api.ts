@@ -25,8 +25,19 @@ export interface SessionInfo {
   company: { uuid: string; name: string };
   read_only: boolean;
   features: string[];
+  /** As held: names and wildcards. */
+  permissions: string[];
+  /** Every permission of the catalog it holds. */
+  granted: string[];
   return_url: string | null;
   expires_at: string | null;
+}
+
+/** GET /permissions */
+export interface PermissionEntry {
+  name: string;
+  description: string;
+  extension: string;
 }
 
 let info: SessionInfo | null = null;
@@ -81,8 +92,10 @@ export const session = {
   },
   info: () => info,
   setInfo: (value: SessionInfo | null) => (info = value),
-  /** Whether the buttons that write are shown: not in a read-only portal session. */
-  canWrite: () => !info?.read_only,
+  /** Whether the session holds a permission: the console shows only what it may do. */
+  can: (permission: string) => !info || info.granted.includes(permission),
+  /** Whether the buttons that change endpoints are shown. */
+  canWrite: () => !info?.read_only && session.can('webhooks.endpoints:write'),
   has: (feature: string) => info?.features.includes(feature) ?? true,
 };
 
@@ -273,6 +286,7 @@ export interface ApiKeyRow {
   name: string | null;
   prefix: string;
   last_four: string;
+  permissions: string[];
   last_used_at: string | null;
   revoked_at: string | null;
   created_at: string;

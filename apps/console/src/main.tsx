@@ -81,7 +81,8 @@ function App() {
     });
   }, []);
   useEffect(() => {
-    if (state.phase === 'signed-in') startLive();
+    // The live log is the request log's: only for a session that may read it.
+    if (state.phase === 'signed-in' && session.can('webhooks.logs:read')) startLive();
     else stopLive();
   }, [state.phase]);
 
@@ -94,7 +95,7 @@ function App() {
   const page =
     hash.startsWith('#/events') && session.has('catalog')
       ? 'events'
-      : hash.startsWith('#/api-keys') && !portal
+      : hash.startsWith('#/api-keys') && !portal && session.can('api_keys:read')
         ? 'keys'
         : 'webhooks';
   return (
@@ -114,7 +115,7 @@ function App() {
               </a>
             </>
           )}
-          {!portal && (
+          {!portal && session.can('api_keys:read') && (
             <>
               {' · '}
               <a href="#/api-keys" aria-current={page === 'keys' ? 'page' : undefined}>

@@ -3,7 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import type { paths } from './generated/api';
 import type { WebhookEvent, WebhookEventName } from './generated/events';
 
-export type { components, operations, paths } from './generated/api';
+export type { components, operations, paths, Permission, PermissionPattern } from './generated/api';
+export { PERMISSIONS } from './generated/api';
 export * from './generated/events';
 export * from './generated/destinations';
 

@@ -29,5 +29,13 @@ import { Vehicle } from './vehicles/vehicle.entity';
   // The resources' hooks (OrderHooks, DriverHooks) are registered from their @ResourceModel.
   providers: [DriverLocationService, OrderStatusService],
   events: FLEET_EVENTS,
+  // Beyond each resource's read and write: the actions a dispatcher or a driver's app is given alone.
+  permissions: [
+    {
+      name: 'fleet.orders:dispatch',
+      description: 'Move orders along their status: dispatch, start, complete, cancel',
+    },
+    { name: 'fleet.drivers:locate', description: 'Record where drivers are (driver.location_changed)' },
+  ],
 })
 export class FleetExtension {}

@@ -7,13 +7,14 @@ import { Company } from './company.entity';
 import { CreateCompaniesAndApiKeys1700000000000 } from './migrations/1700000000000-create-companies-and-api-keys';
 import { CreatePortalSessions1700000000006 } from './migrations/1700000000006-create-portal-sessions';
 import { NotifyApiKeyChanges1700000000008 } from './migrations/1700000000008-notify-api-key-changes';
+import { AddPermissions1796185991606 } from './migrations/1796185991606-add-permissions';
 import { ApiKeyRevocations } from './api-key-revocations';
 import { PortalSession } from './portal-session.entity';
 import { PortalSessionsController } from './portal-sessions.controller';
 import { PortalSessionsService } from './portal-sessions.service';
 import { KeyAuthenticator } from './key-authenticator';
 import { SessionController } from './session.controller';
-import { APP_CONFIG, AUTHENTICATOR, AppConfig, Extension } from '@wharf/core';
+import { APP_CONFIG, AUTHENTICATOR, AppConfig, Extension, PermissionCatalog } from '@wharf/core';
 
 /**
  * Companies, their API keys and portal sessions, with the routes that manage them (`/int/v1/api-keys`,
@@ -28,8 +29,21 @@ import { APP_CONFIG, AUTHENTICATOR, AppConfig, Extension } from '@wharf/core';
     CreateCompaniesAndApiKeys1700000000000,
     CreatePortalSessions1700000000006,
     NotifyApiKeyChanges1700000000008,
+    AddPermissions1796185991606,
   ],
   controllers: [ApiKeysController, PortalSessionsController, SessionController],
+  permissions: [
+    { name: 'api_keys:read', description: 'List the company’s API keys (never the keys themselves)' },
+    {
+      name: 'api_keys:write',
+      description: 'Create and revoke API keys, with no permission the creating key lacks',
+    },
+    { name: 'portal_sessions:read', description: 'Read portal sessions (never their links)' },
+    {
+      name: 'portal_sessions:write',
+      description: 'Open and revoke portal sessions, with no permission the creating key lacks',
+    },
+  ],
   providers: [
     {
       provide: AccountsService,
@@ -44,9 +58,9 @@ import { APP_CONFIG, AUTHENTICATOR, AppConfig, Extension } from '@wharf/core';
     },
     {
       provide: AUTHENTICATOR,
-      useFactory: (accounts: AccountsService, portals: PortalSessionsService) =>
-        new KeyAuthenticator(accounts, portals),
-      inject: [AccountsService, PortalSessionsService],
+      useFactory: (accounts: AccountsService, portals: PortalSessionsService, catalog: PermissionCatalog) =>
+        new KeyAuthenticator(accounts, portals, catalog),
+      inject: [AccountsService, PortalSessionsService, PermissionCatalog],
     },
   ],
   exports: [AccountsService, PortalSessionsService, AUTHENTICATOR],

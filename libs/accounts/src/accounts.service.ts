@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
+import { API_KEY_PREFIX, RESTRICTED_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
 import { ApiKeyRevocations } from './api-key-revocations';
 
 export interface ApiKeySummary {
@@ -10,6 +10,8 @@ export interface ApiKeySummary {
   name: string | null;
   prefix: string;
   last_four: string;
+  /** Names and wildcards; `["*"]`: every permission. */
+  permissions: string[];
   last_used_at: Date | null;
   revoked_at: Date | null;
   created_at: Date;
@@ -20,9 +22,23 @@ export interface Caller {
   apiKeyUuid: string;
   /** A platform key (`api-keys:create --platform`): may open a portal session for any company. */
   platform: boolean;
+  /** As stored: names and wildcards. */
+  permissions: string[];
 }
 
-const SUMMARY = 'uuid AS id, uuid, name, prefix, last_four, last_used_at, revoked_at, created_at';
+/** Every permission: what keys made without a list hold, and what keys made before permissions hold. */
+export const EVERY_PERMISSION = ['*'];
+
+/** A list as stored: each once, and `*` alone when it is there. */
+export function normalisePermissions(permissions: readonly string[]): string[] {
+  return permissions.includes('*') ? [...EVERY_PERMISSION] : [...new Set(permissions)];
+}
+
+const prefixOf = (permissions: readonly string[]) =>
+  permissions.includes('*') ? API_KEY_PREFIX : RESTRICTED_KEY_PREFIX;
+
+const SUMMARY =
+  'uuid AS id, uuid, name, prefix, last_four, permissions, last_used_at, revoked_at, created_at';
 const CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 
@@ -51,16 +67,21 @@ export class AccountsService {
     this.revocations?.close();
   }
 
-  async createCompany(name: string): Promise<{ company: { uuid: string; name: string }; api_key: string }> {
+  /** A company and its first key (`permissions`: checked against the catalog by the caller). */
+  async createCompany(
+    name: string,
+    permissions: readonly string[] = EVERY_PERMISSION,
+  ): Promise<{ company: { uuid: string; name: string }; api_key: string }> {
+    const held = normalisePermissions(permissions);
     return this.dataSource.transaction(async (manager) => {
       const [company] = await manager.query(
         'INSERT INTO companies (uuid, name) VALUES (gen_random_uuid(), $1) RETURNING uuid, name',
         [name],
       );
-      const key = generateApiKey();
+      const key = generateApiKey(prefixOf(held));
       await manager.query(
-        'INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5)',
-        [company.uuid, 'default', API_KEY_PREFIX, key.slice(-4), hashApiKey(key)],
+        'INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash, permissions) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6::jsonb)',
+        [company.uuid, 'default', prefixOf(held), key.slice(-4), hashApiKey(key), JSON.stringify(held)],
       );
       return { company: { uuid: company.uuid, name: company.name }, api_key: key };
     });
@@ -76,16 +97,19 @@ export class AccountsService {
     return row.n;
   }
 
+  /** A key of the company (`permissions`: checked against the catalog, and the creator's, by the caller). */
   async createApiKey(
     companyUuid: string,
     name: string | null,
     platform = false,
+    permissions: readonly string[] = EVERY_PERMISSION,
   ): Promise<ApiKeySummary & { key: string }> {
-    const key = generateApiKey();
+    const held = normalisePermissions(permissions);
+    const key = generateApiKey(prefixOf(held));
     const [row] = await this.dataSource.query(
-      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash, platform)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING ${SUMMARY}`,
-      [companyUuid, name, API_KEY_PREFIX, key.slice(-4), hashApiKey(key), platform],
+      `INSERT INTO api_keys (uuid, company_uuid, name, prefix, last_four, key_hash, platform, permissions)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING ${SUMMARY}`,
+      [companyUuid, name, prefixOf(held), key.slice(-4), hashApiKey(key), platform, JSON.stringify(held)],
     );
     return { ...row, key };
   }
@@ -128,11 +152,16 @@ export class AccountsService {
     const generation = this.revocations?.generation;
     const hash = hashApiKey(key);
     const [row] = await this.dataSource.query(
-      'SELECT uuid, company_uuid, key_hash, platform FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      'SELECT uuid, company_uuid, key_hash, platform, permissions FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [hash],
     );
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
-    const caller = { companyUuid: row.company_uuid, apiKeyUuid: row.uuid, platform: row.platform === true };
+    const caller: Caller = {
+      companyUuid: row.company_uuid,
+      apiKeyUuid: row.uuid,
+      platform: row.platform === true,
+      permissions: row.permissions,
+    };
     if (this.cacheable(generation)) {
       if (cached) this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
       this.cache.set(key, { caller, until: Date.now() + CACHE_MS });

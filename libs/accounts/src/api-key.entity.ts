@@ -28,6 +28,10 @@ export class ApiKey {
   @Column({ type: 'boolean', default: false })
   platform: boolean;
 
+  /** Permission names and wildcards (GET /int/v1/permissions); `["*"]`: every permission. */
+  @Column({ type: 'jsonb', default: () => `'["*"]'` })
+  permissions: string[];
+
   @Column({ type: 'timestamptz', nullable: true })
   last_used_at: Date | null;
 

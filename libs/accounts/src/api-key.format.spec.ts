@@ -1,4 +1,4 @@
-import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
+import { API_KEY_PREFIX, RESTRICTED_KEY_PREFIX, generateApiKey, isWellFormedApiKey } from './api-key.format';
 
 describe('API key format', () => {
   it('generates prefixed, well-formed, unique keys', () => {
@@ -24,4 +24,14 @@ describe('API key format', () => {
       expect(isWellFormedApiKey(key)).toBe(false);
     },
   );
+});
+
+describe('restricted API keys', () => {
+  it('carry their own prefix and are well-formed like full keys', () => {
+    const key = generateApiKey(RESTRICTED_KEY_PREFIX);
+    expect(key.startsWith('wharf_rk_')).toBe(true);
+    expect(key).toHaveLength(RESTRICTED_KEY_PREFIX.length + 36);
+    expect(isWellFormedApiKey(key)).toBe(true);
+    expect(isWellFormedApiKey(key.replace(RESTRICTED_KEY_PREFIX, 'wharf_xx_'))).toBe(false);
+  });
 });

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountsService } from './accounts.service';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import {
   ApiError,
   ATTRIBUTES_POINTER,
@@ -12,13 +12,25 @@ import {
   validateDto,
   RequestContext,
   KeysOnly,
+  Permission,
+  PermissionCatalog,
 } from '@wharf/core';
+import { grantedPermissions } from './permission-input';
 
 class ApiKeyDto {
   @IsOptional()
   @IsString()
   @MaxLength(255)
   name?: string;
+
+  /** Names and wildcards of GET /int/v1/permissions; default: the creating key's own. */
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
+  permissions?: string[];
 }
 
 const SUMMARY = {
@@ -29,11 +41,27 @@ const SUMMARY = {
     name: orNull({ type: 'string' }),
     prefix: { type: 'string' },
     last_four: { type: 'string' },
+    permissions: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Permission names and wildcards; `["*"]`: every permission (a `wharf_live_` key).',
+      example: ['inventory.warehouses:read'],
+    },
     last_used_at: orNull({ type: 'string', format: 'date-time' }),
     revoked_at: orNull({ type: 'string', format: 'date-time' }),
     created_at: { type: 'string', format: 'date-time' },
   },
-  required: ['id', 'uuid', 'name', 'prefix', 'last_four', 'last_used_at', 'revoked_at', 'created_at'],
+  required: [
+    'id',
+    'uuid',
+    'name',
+    'prefix',
+    'last_four',
+    'permissions',
+    'last_used_at',
+    'revoked_at',
+    'created_at',
+  ],
 };
 const ONE = { type: 'object', properties: { api_key: SUMMARY }, required: ['api_key'] };
 
@@ -42,9 +70,13 @@ const ONE = { type: 'object', properties: { api_key: SUMMARY }, required: ['api_
 @KeysOnly()
 @Controller('api-keys')
 export class ApiKeysController {
-  constructor(private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly catalog: PermissionCatalog,
+  ) {}
 
   @Get()
+  @Permission('api_keys:read')
   @ApiOperation({
     operationId: 'listApiKeys',
     summary: 'List the company’s API keys (never the keys)',
@@ -62,10 +94,14 @@ export class ApiKeysController {
   }
 
   @Post()
+  @Permission('api_keys:write')
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key (shown this once)',
-    description: 'The response is the only one that carries the key itself; the api stores only its hash.',
+    description:
+      'The response is the only one that carries the key itself; the api stores only its hash. `permissions` ' +
+      '(names and wildcards of GET /int/v1/permissions) default to the creating key’s own, and may not exceed ' +
+      'them (403 `insufficient_permission`). A key without every permission is a restricted key, `wharf_rk_…`.',
   })
   @ApiBody({
     required: false,
@@ -100,14 +136,21 @@ export class ApiKeysController {
       'api_key',
     );
     if (errors.length) throw new ApiError(422, errors);
+    const input = data as ApiKeyDto;
+    const creator = RequestContext.current()?.grants;
+    if (!creator) throw new Error('No request scope: the access hook runs first');
+    const permissions = grantedPermissions(this.catalog, creator, input.permissions, 'An API key');
     const created = await this.accounts.createApiKey(
       RequestContext.companyUuid(),
-      (data as ApiKeyDto).name ?? null,
+      input.name ?? null,
+      false,
+      permissions,
     );
     return { api_key: created };
   }
 
   @Delete(':uuid')
+  @Permission('api_keys:write')
   @ApiOperation({
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key',

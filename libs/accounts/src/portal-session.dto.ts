@@ -1,4 +1,6 @@
 import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -6,6 +8,7 @@ import {
   IsInt,
   IsOptional,
   IsUUID,
+  IsString,
   IsUrl,
   Max,
   MaxLength,
@@ -40,6 +43,15 @@ export class PortalSessionDto {
   @ArrayUnique()
   @IsIn(PORTAL_FEATURES, { each: true })
   features?: string[];
+
+  /** Names and wildcards of GET /int/v1/permissions; `read_only: true` is short for `["*:read", "*:reveal"]`. */
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
+  permissions?: string[];
 }
 
 /** The body of a create, its fields at the root or under `portal_session`: 422 naming each bad field. */
@@ -58,5 +70,11 @@ export function portalSessionInput(body: unknown): PortalSessionDto {
     'portal_session',
   );
   if (errors.length) throw new ApiError(422, errors);
-  return data;
+  const input = data as PortalSessionDto;
+  if (input.read_only === true && input.permissions !== undefined)
+    throw ApiError.invalid(
+      `${ATTRIBUTES_POINTER}/read_only`,
+      'read_only is short for permissions ["*:read", "*:reveal"]: send one of the two.',
+    );
+  return input;
 }

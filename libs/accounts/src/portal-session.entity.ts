@@ -27,6 +27,10 @@ export class PortalSession {
   @Column({ type: 'jsonb', default: [] })
   features: string[];
 
+  /** Permission names and wildcards, as an API key's; a read-only session's are `["*:read", "*:reveal"]`. */
+  @Column({ type: 'jsonb', default: () => `'["*"]'` })
+  permissions: string[];
+
   @Column({ type: 'text', nullable: true })
   return_url: string | null;
 

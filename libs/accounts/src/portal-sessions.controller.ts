@@ -1,7 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ATTRIBUTES_POINTER, BODY_POINTER, RequestContext, KeysOnly, Public } from '@wharf/core';
+import {
+  ApiError,
+  ATTRIBUTES_POINTER,
+  BODY_POINTER,
+  RequestContext,
+  KeysOnly,
+  Permission,
+  PermissionCatalog,
+  Public,
+  READ_SET,
+  onlyReads,
+} from '@wharf/core';
+import { grantedPermissions } from './permission-input';
 import { AccountsService } from './accounts.service';
 import { portalSessionInput } from './portal-session.dto';
 import { PortalSessionDocs } from './portal-sessions.docs';
@@ -25,10 +37,12 @@ export class PortalSessionsController {
   constructor(
     private readonly sessions: PortalSessionsService,
     private readonly accounts: AccountsService,
+    private readonly catalog: PermissionCatalog,
   ) {}
 
   @Post()
   @KeysOnly()
+  @Permission('portal_sessions:write')
   @PortalSessionDocs.create()
   async create(@Body() body: unknown, @Req() request: FastifyRequest) {
     const input = portalSessionInput(body);
@@ -36,10 +50,14 @@ export class PortalSessionsController {
     if (!scope) throw new Error('No request scope: the access hook runs first');
     const company = input.company_uuid?.toLowerCase() ?? scope.companyUuid;
     if (company !== scope.companyUuid) await this.mayOpen(scope.platform, company);
+    const requested = input.read_only ? READ_SET : input.permissions;
+    const permissions = grantedPermissions(this.catalog, scope.grants!, requested, 'A portal session');
     const created = await this.sessions.create({
       companyUuid: company,
       createdByCompanyUuid: scope.companyUuid,
-      readOnly: input.read_only ?? false,
+      // Shows no write button, and writes nothing but the POSTs that only read (@ReadByPost).
+      readOnly: onlyReads(permissions),
+      permissions,
       expiresInSeconds: input.expires_in ?? DEFAULT_PORTAL_SECONDS,
       returnUrl: input.return_url ?? null,
       features: input.features ?? [...PORTAL_FEATURES],
@@ -80,6 +98,7 @@ export class PortalSessionsController {
 
   @Get(':uuid')
   @KeysOnly()
+  @Permission('portal_sessions:read')
   @PortalSessionDocs.find()
   async find(@Param('uuid') uuid: string) {
     const found = await this.sessions.find(uuid, RequestContext.companyUuid());
@@ -89,6 +108,7 @@ export class PortalSessionsController {
 
   @Delete(':uuid')
   @KeysOnly()
+  @Permission('portal_sessions:write')
   @PortalSessionDocs.revoke()
   async revoke(@Param('uuid') uuid: string) {
     const revoked = await this.sessions.revoke(uuid, RequestContext.companyUuid());

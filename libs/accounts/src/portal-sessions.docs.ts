@@ -14,6 +14,11 @@ const RECORD = {
     company_uuid: { type: 'string', format: 'uuid' },
     read_only: { type: 'boolean' },
     features: { type: 'array', items: { type: 'string', enum: [...PORTAL_FEATURES] } },
+    permissions: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Permission names and wildcards (a read-only session: `["*:read", "*:reveal"]`).',
+    },
     return_url: orNull({ type: 'string' }),
     expires_at: { type: 'string', format: 'date-time' },
     exchanged_at: orNull({ type: 'string', format: 'date-time' }),
@@ -26,6 +31,7 @@ const RECORD = {
     'company_uuid',
     'read_only',
     'features',
+    'permissions',
     'return_url',
     'expires_at',
     'exchanged_at',
@@ -45,7 +51,9 @@ export const PortalSessionDocs = {
         description:
           'The `url` opens the console as the company; its `token` (in the URL fragment, never sent to a server ' +
           'by the browser) is traded once for an HttpOnly session cookie. A company key opens its own company; a ' +
-          'platform key (`api-keys:create --platform`) any company. `expires_in` seconds: 60 to 86400, default 3600.',
+          'platform key (`api-keys:create --platform`) any company. `expires_in` seconds: 60 to 86400, default 3600. ' +
+          '`permissions` default to the key’s own and may not exceed them; `read_only: true` is short for the ' +
+          'permissions that only read, `["*:read", "*:reveal"]`.',
       }),
       ApiBody({
         schema: {

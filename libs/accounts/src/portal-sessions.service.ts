@@ -13,6 +13,8 @@ export interface PortalPrincipal {
   sessionUuid: string;
   companyUuid: string;
   readOnly: boolean;
+  /** As stored: names and wildcards. */
+  permissions: string[];
   /** Epoch ms. */
   expiresAt: number;
 }
@@ -22,6 +24,7 @@ export interface PortalSessionRecord {
   company_uuid: string;
   read_only: boolean;
   features: string[];
+  permissions: string[];
   return_url: string | null;
   expires_at: Date;
   exchanged_at: Date | null;
@@ -33,13 +36,14 @@ export interface NewPortalSession {
   companyUuid: string;
   createdByCompanyUuid: string;
   readOnly: boolean;
+  permissions: string[];
   expiresInSeconds: number;
   returnUrl: string | null;
   features: string[];
 }
 
 const RECORD =
-  'uuid, company_uuid, read_only, features, return_url, expires_at, exchanged_at, revoked_at, created_at';
+  'uuid, company_uuid, read_only, features, permissions, return_url, expires_at, exchanged_at, revoked_at, created_at';
 const CACHE_MS = 5_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TOKEN = /^wharf_portal_[A-Za-z0-9_-]{43}$/;
@@ -61,8 +65,8 @@ export class PortalSessionsService {
   async create(input: NewPortalSession): Promise<PortalSessionRecord & { token: string }> {
     const token = `${PORTAL_TOKEN_PREFIX}${secret()}`;
     const [row] = await this.dataSource.query(
-      `INSERT INTO portal_sessions (company_uuid, created_by_company_uuid, token_hash, read_only, features, return_url, expires_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, now() + $7 * interval '1 second') RETURNING ${RECORD}`,
+      `INSERT INTO portal_sessions (company_uuid, created_by_company_uuid, token_hash, read_only, features, return_url, expires_at, permissions)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, now() + $7 * interval '1 second', $8::jsonb) RETURNING ${RECORD}`,
       [
         input.companyUuid,
         input.createdByCompanyUuid,
@@ -71,6 +75,7 @@ export class PortalSessionsService {
         JSON.stringify(input.features),
         input.returnUrl,
         input.expiresInSeconds,
+        JSON.stringify(input.permissions),
       ],
     );
     return { ...row, token };
@@ -124,7 +129,7 @@ export class PortalSessionsService {
     if (cached && cached.until > Date.now())
       return cached.principal && cached.principal.expiresAt > Date.now() ? cached.principal : undefined;
     const [row] = await this.dataSource.query(
-      `SELECT uuid, company_uuid, read_only, expires_at FROM portal_sessions
+      `SELECT uuid, company_uuid, read_only, permissions, expires_at FROM portal_sessions
        WHERE cookie_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
       [key],
     );
@@ -132,6 +137,7 @@ export class PortalSessionsService {
       sessionUuid: row.uuid,
       companyUuid: row.company_uuid,
       readOnly: row.read_only,
+      permissions: row.permissions,
       expiresAt: new Date(row.expires_at).getTime(),
     };
     this.cache.set(key, { principal, until: Date.now() + CACHE_MS });

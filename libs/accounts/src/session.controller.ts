@@ -1,8 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PORTAL_FEATURES, PortalSessionsService } from './portal-sessions.service';
-import { orNull, RequestContext } from '@wharf/core';
+import { PermissionCatalog, RequestContext, SignedIn, onlyReads, orNull } from '@wharf/core';
 
+const NAMES = { type: 'array', items: { type: 'string' } };
 const SESSION = {
   type: 'object',
   properties: {
@@ -12,40 +13,67 @@ const SESSION = {
       properties: { uuid: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
       required: ['uuid', 'name'],
     },
-    read_only: { type: 'boolean' },
+    read_only: { type: 'boolean', description: 'Whether every permission it holds only reads.' },
     features: { type: 'array', items: { type: 'string', enum: [...PORTAL_FEATURES] } },
+    permissions: { ...NAMES, description: 'As held: names and wildcards (`["*"]`: every permission).' },
+    granted: {
+      ...NAMES,
+      description: 'Every permission of GET /int/v1/permissions it holds, wildcards spelled out.',
+    },
     return_url: orNull({ type: 'string' }),
     expires_at: orNull({ type: 'string', format: 'date-time' }),
   },
-  required: ['kind', 'company', 'read_only', 'features', 'return_url', 'expires_at'],
+  required: [
+    'kind',
+    'company',
+    'read_only',
+    'features',
+    'permissions',
+    'granted',
+    'return_url',
+    'expires_at',
+  ],
 };
 
 /** `GET /int/v1/session`: who the caller is, for the console (an API key, or a portal session and its limits). */
 @ApiTags('session')
 @Controller('session')
 export class SessionController {
-  constructor(private readonly sessions: PortalSessionsService) {}
+  constructor(
+    private readonly sessions: PortalSessionsService,
+    private readonly catalog: PermissionCatalog,
+  ) {}
 
   @Get()
+  @SignedIn()
   @ApiOperation({
     operationId: 'getSession',
-    summary: 'The caller: its company, and for a portal session whether it is read-only and what it shows',
-    description: 'An API key is a full session: it may write and manage API keys; it does not expire.',
+    summary: 'The caller: its company, its permissions, and for a portal session what it shows',
+    description:
+      'What the console shows and hides: `granted` lists every permission the API key or portal session holds. ' +
+      'An API key does not expire.',
   })
   @ApiOkResponse({
     schema: { type: 'object', properties: { session: SESSION }, required: ['session'] },
   })
   async current() {
     const scope = RequestContext.current();
-    if (!scope) throw new Error('No request scope: the access hook runs first');
+    if (!scope?.grants) throw new Error('No request scope: the access hook runs first');
     const name = (await this.sessions.companyName(scope.companyUuid)) ?? '';
     const company = { uuid: scope.companyUuid, name };
+    const grants = scope.grants;
+    const granted = this.catalog.names.filter((permission) => grants.has(permission));
+    const permissions = {
+      read_only: onlyReads(granted),
+      permissions: [...grants.patterns],
+      granted,
+    };
     if (!scope.portal)
       return {
         session: {
           kind: 'api_key',
           company,
-          read_only: false,
+          ...permissions,
           features: [...PORTAL_FEATURES],
           return_url: null,
           expires_at: null,
@@ -56,6 +84,7 @@ export class SessionController {
       session: {
         kind: 'portal',
         company,
+        ...permissions,
         read_only: scope.portal.readOnly,
         features: found?.features ?? [],
         return_url: found?.return_url ?? null,

@@ -53,6 +53,7 @@ import { EventsService } from './management/events.service';
 import { EventsStore } from './store/events.store';
 import { FilterEvaluator } from './filters/filter-evaluator';
 import { OPERATIONAL_EVENT_DECLARATIONS } from './events/operational-event-declarations';
+import { EventVisibility, WEBHOOK_PERMISSIONS } from './events/event-visibility';
 import { WebhookRequestLogController } from './management/webhook-request-log.controller';
 import { DeliveryStore } from './store/delivery.store';
 import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
@@ -69,6 +70,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
   namespace: 'int/v1',
   entities: [WebhookEndpoint, WebhookRequestLog],
   events: OPERATIONAL_EVENT_DECLARATIONS,
+  // Besides webhooks.endpoints:read|write and webhooks.logs:read, its resources'.
+  permissions: WEBHOOK_PERMISSIONS,
   migrations: [
     CreateWebhooks1700000000100,
     IndexWebhookRequestLogEvents1700000000101,
@@ -128,6 +131,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     OutboxStore,
     { provide: OUTBOX_WRITES, useExisting: OutboxStore },
     RequestLogStore,
+    EventVisibility,
   ],
   exports: [
     WebhookEndpointsService,

@@ -2,6 +2,8 @@ import { OpenAPIObject } from '@nestjs/swagger';
 import { createApi } from '@wharf/api';
 import {
   AppConfig,
+  PermissionCatalog,
+  PermissionEntry,
   ResourceDefinition,
   ResourceRegistry,
   buildOpenApiDocument,
@@ -24,6 +26,8 @@ export interface ApiDescription {
   events: CatalogEvent[];
   /** Where endpoints can deliver: each destination type with its config's JSON Schema. */
   destinationTypes: DestinationTypeInfo[];
+  /** The permission catalog (GET /int/v1/permissions). */
+  permissions: PermissionEntry[];
   /** Column defaults of each resource's table that a client can apply itself (constants, not SQL). */
   defaults: Map<ResourceDefinition, Record<string, string | number | boolean>>;
 }
@@ -55,6 +59,7 @@ export async function describeApi(config: AppConfig): Promise<ApiDescription> {
       resources,
       events: app.get(WebhookEventCatalog, { strict: false }).all(),
       destinationTypes: DESTINATION_TYPES,
+      permissions: app.get(PermissionCatalog, { strict: false }).entries,
       defaults: new Map(resources.map((def) => [def, constantDefaults(dataSource, def)])),
     };
   } finally {

@@ -19,8 +19,8 @@ async function writeAll(dir: string, files: Record<string, string>): Promise<voi
 /** `client:typescript [dir]`: the generated part of `@wharf/client` (default clients/typescript/src/generated). */
 export async function typescriptClient(config: AppConfig, args: ParsedArgs): Promise<void> {
   const dir = resolve(args.positional[0] ?? 'clients/typescript/src/generated');
-  const { document, events, destinationTypes } = await describeApi(config);
-  await writeAll(dir, await typescriptClientFiles(document, events, destinationTypes));
+  const { document, events, destinationTypes, permissions } = await describeApi(config);
+  await writeAll(dir, await typescriptClientFiles(document, events, destinationTypes, permissions));
 }
 
 /** `client:ember <dir>`: models, adapters and serializers of every registered resource, into an Ember app. */

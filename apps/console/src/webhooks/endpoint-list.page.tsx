@@ -58,7 +58,7 @@ export function EndpointListPage() {
           </button>
         )}
       </div>
-      {session.has('activity') && <ActivityChart />}
+      {session.has('activity') && session.can('webhooks.logs:read') && <ActivityChart />}
       {creating && <CreateEndpoint onCreated={() => void load()} />}
       <ErrorMessage error={error} />
       {rows && <AttentionNotice endpoints={rows} />}

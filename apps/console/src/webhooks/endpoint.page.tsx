@@ -118,10 +118,12 @@ export function EndpointPage({ uuid }: { uuid: string }) {
         )}
         <Panel title="Signing secret">
           {secret ? <SecretValue value={secret} testId="secret" /> : <p class="muted">Hidden.</p>}
-          <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
-            Reveal
-          </button>{' '}
-          {writes && (
+          {session.can('webhooks.secrets:reveal') && (
+            <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
+              Reveal
+            </button>
+          )}{' '}
+          {writes && session.can('webhooks.secrets:rotate') && (
             <>
               <ConfirmButton
                 label="Rotate"
@@ -236,9 +238,9 @@ export function EndpointPage({ uuid }: { uuid: string }) {
         )}
       </div>
 
-      {session.has('activity') && <ActivityChart endpoint={uuid} />}
+      {session.has('activity') && session.can('webhooks.logs:read') && <ActivityChart endpoint={uuid} />}
 
-      <DeliveryLog endpoint={uuid} catalog={catalog} />
+      {session.can('webhooks.logs:read') && <DeliveryLog endpoint={uuid} catalog={catalog} />}
     </>
   );
 }

@@ -98,7 +98,7 @@ export function HeadersAuth({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
               </span>
             ))}
         </p>
-        {Object.keys(headers).length > 0 && !revealed && (
+        {Object.keys(headers).length > 0 && !revealed && session.can('webhooks.secrets:reveal') && (
           <button type="button" onClick={() => void reveal.act()} disabled={reveal.busy}>
             Reveal values
           </button>

@@ -40,6 +40,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The permission catalog
+         * @description Each resource of every loaded extension has `<extension>.<resources>:read` and, when it can be written, `:write`; extensions declare more for their own actions. A key or portal session holds names or wildcards (`inventory.*`, `*:read`, `*`).
+         *
+         *     Permission: none (any API key or portal session).
+         */
+        get: operations["listPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/int/v1/locations": {
         parameters: {
             query?: never;
@@ -50,12 +72,16 @@ export interface paths {
         /**
          * List locations
          * @description A page of the company’s locations, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `locations.locations:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listLocations"];
         put?: never;
         /**
          * Create a location
          * @description Creates a location (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `locations.locations:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createLocation"];
         delete?: never;
@@ -74,17 +100,23 @@ export interface paths {
         /**
          * Get one location
          * @description The location with this uuid, with its embedded records.
+         *
+         *     Permission: `locations.locations:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getLocation"];
         /**
          * Update a location
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `locations.locations:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateLocation"];
         post?: never;
         /**
          * Delete a location
          * @description Deletes the location and answers it as it was.
+         *
+         *     Permission: `locations.locations:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteLocation"];
         options?: never;
@@ -92,6 +124,8 @@ export interface paths {
         /**
          * Update a location (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `locations.locations:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchLocation"];
         trace?: never;
@@ -106,12 +140,16 @@ export interface paths {
         /**
          * List the company’s API keys (never the keys)
          * @description Every key, revoked ones included, as its prefix and last four characters.
+         *
+         *     Permission: `api_keys:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key (shown this once)
-         * @description The response is the only one that carries the key itself; the api stores only its hash.
+         * @description The response is the only one that carries the key itself; the api stores only its hash. `permissions` (names and wildcards of GET /int/v1/permissions) default to the creating key’s own, and may not exceed them (403 `insufficient_permission`). A key without every permission is a restricted key, `wharf_rk_…`.
+         *
+         *     Permission: `api_keys:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -133,6 +171,8 @@ export interface paths {
         /**
          * Revoke an API key
          * @description The key stops authenticating at once; it stays listed with `revoked_at`.
+         *
+         *     Permission: `api_keys:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -151,7 +191,9 @@ export interface paths {
         put?: never;
         /**
          * Open a portal session: a link to the console signed in as a company
-         * @description The `url` opens the console as the company; its `token` (in the URL fragment, never sent to a server by the browser) is traded once for an HttpOnly session cookie. A company key opens its own company; a platform key (`api-keys:create --platform`) any company. `expires_in` seconds: 60 to 86400, default 3600.
+         * @description The `url` opens the console as the company; its `token` (in the URL fragment, never sent to a server by the browser) is traded once for an HttpOnly session cookie. A company key opens its own company; a platform key (`api-keys:create --platform`) any company. `expires_in` seconds: 60 to 86400, default 3600. `permissions` default to the key’s own and may not exceed them; `read_only: true` is short for the permissions that only read, `["*:read", "*:reveal"]`.
+         *
+         *     Permission: `portal_sessions:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createPortalSession"];
         delete?: never;
@@ -190,6 +232,8 @@ export interface paths {
         /**
          * A portal session (never its token)
          * @description Of the key’s company, or one the key’s company opened for another company.
+         *
+         *     Permission: `portal_sessions:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getPortalSession"];
         put?: never;
@@ -197,6 +241,8 @@ export interface paths {
         /**
          * Revoke a portal session
          * @description Its cookie stops authenticating (within seconds on every api process) and its link stops working.
+         *
+         *     Permission: `portal_sessions:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["revokePortalSession"];
         options?: never;
@@ -212,8 +258,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller: its company, and for a portal session whether it is read-only and what it shows
-         * @description An API key is a full session: it may write and manage API keys; it does not expire.
+         * The caller: its company, its permissions, and for a portal session what it shows
+         * @description What the console shows and hides: `granted` lists every permission the API key or portal session holds. An API key does not expire.
+         *
+         *     Permission: none (any API key or portal session).
          */
         get: operations["getSession"];
         put?: never;
@@ -234,12 +282,16 @@ export interface paths {
         /**
          * List webhook-endpoints
          * @description A page of the company’s webhook-endpoints, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `webhooks.endpoints:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description The URL must pass the target policy; events are names from GET /webhook-events or "*" (default). The response is the only one that carries the signing secret.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -258,6 +310,8 @@ export interface paths {
         /**
          * Reveal the current signing secret
          * @description The secret deliveries are signed with (stored encrypted with APP_KEY).
+         *
+         *     Permission: `webhooks.secrets:reveal` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookEndpointSecret"];
         put?: never;
@@ -278,6 +332,8 @@ export interface paths {
         /**
          * The endpoint's pending deliveries: in flight, waiting, retrying
          * @description Each endpoint has at most max_in_flight attempts running at once (1 while throttled after repeated timeouts); the rest wait without holding a worker.
+         *
+         *     Permission: `webhooks.endpoints:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookEndpointQueue"];
         put?: never;
@@ -300,6 +356,8 @@ export interface paths {
         /**
          * Rotate the signing secret
          * @description The old secret stays valid for 24 h; deliveries meanwhile carry both signatures.
+         *
+         *     Permission: `webhooks.secrets:rotate` (without it: 403 `insufficient_permission`).
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -320,6 +378,8 @@ export interface paths {
         /**
          * Enable the endpoint
          * @description Sets `status` to enabled: deliveries to it resume.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["enableWebhookEndpoint"];
         delete?: never;
@@ -340,6 +400,8 @@ export interface paths {
         /**
          * Disable the endpoint (no deliveries)
          * @description Sets `status` to disabled: nothing is delivered to it until it is enabled again.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["disableWebhookEndpoint"];
         delete?: never;
@@ -360,6 +422,8 @@ export interface paths {
         /**
          * Send a test event now
          * @description Delivered at once (not through the retry queue), signed like any delivery, even to a disabled endpoint, and logged with test: true. Returns that request-log row.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["sendWebhookEndpointTest"];
         delete?: never;
@@ -380,6 +444,8 @@ export interface paths {
         /**
          * Verify ownership of the endpoint
          * @description POSTs a signed {"type": "webhook.verification", "challenge": "<random>"}; the endpoint proves ownership by answering 2xx with the challenge string, or {"challenge": "<same>"}, as its body. Success sets verified_at; anything else is a 422 saying what came back.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["verifyWebhookEndpoint"];
         delete?: never;
@@ -400,6 +466,8 @@ export interface paths {
         /**
          * Resend failed deliveries of a time window
          * @description Every failed delivery to this endpoint of an event created in [since, until] is queued again with its original envelope and webhook-id.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -418,17 +486,23 @@ export interface paths {
         /**
          * Get one webhook-endpoint
          * @description The webhook-endpoint with this uuid, with its embedded records.
+         *
+         *     Permission: `webhooks.endpoints:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookEndpoint"];
         /**
          * Update a webhook-endpoint
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateWebhookEndpoint"];
         post?: never;
         /**
          * Delete a webhook-endpoint
          * @description Deletes the webhook-endpoint and answers it as it was.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -436,6 +510,8 @@ export interface paths {
         /**
          * Update a webhook-endpoint (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchWebhookEndpoint"];
         trace?: never;
@@ -452,6 +528,8 @@ export interface paths {
         /**
          * Send this event to this endpoint again
          * @description Queues the delivery again with the same envelope and webhook-id; a test send, or an event no longer stored, is a 422.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["resendWebhookRequestLog"];
         delete?: never;
@@ -470,6 +548,8 @@ export interface paths {
         /**
          * List webhook-request-logs
          * @description A page of the company’s webhook-request-logs, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `webhooks.logs:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWebhookRequestLogs"];
         put?: never;
@@ -490,6 +570,8 @@ export interface paths {
         /**
          * Get one webhook-request-log
          * @description The webhook-request-log with this uuid, with its embedded records.
+         *
+         *     Permission: `webhooks.logs:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookRequestLog"];
         put?: never;
@@ -510,6 +592,8 @@ export interface paths {
         /**
          * The events endpoints can subscribe to
          * @description Each resource’s created/updated/deleted and the custom events loaded extensions declare.
+         *
+         *     Permission: `webhooks.endpoints:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWebhookEvents"];
         put?: never;
@@ -530,6 +614,8 @@ export interface paths {
         /**
          * Addresses deliveries come from
          * @description Receivers may allowlist them besides verifying signatures.
+         *
+         *     Permission: `webhooks.endpoints:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWebhookSenderAddresses"];
         put?: never;
@@ -552,6 +638,8 @@ export interface paths {
         /**
          * Erase a record’s data from stored payloads and request logs
          * @description Queues an erasure job. While one for the same record is pending or running, that one is returned.
+         *
+         *     Permission: `webhooks.erasures:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createErasure"];
         delete?: never;
@@ -570,6 +658,8 @@ export interface paths {
         /**
          * An erasure job and its audit
          * @description Poll this until `status` is `done` or `failed`: who asked, when, and how many rows were redacted.
+         *
+         *     Permission: `webhooks.erasures:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getErasure"];
         put?: never;
@@ -590,6 +680,8 @@ export interface paths {
         /**
          * Which endpoints got an event, and why the others did not
          * @description For one stored event (its envelope id, evt_…): every endpoint of the company, with its delivery or the reason there is none (event name, filter clause, disabled, created after the event).
+         *
+         *     Permission: `events:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getEventRouting"];
         put?: never;
@@ -610,6 +702,8 @@ export interface paths {
         /**
          * Reveal the static headers, with values
          * @description The headers sent with every delivery (stored encrypted with APP_KEY); other answers show their names only, with values redacted.
+         *
+         *     Permission: `webhooks.secrets:reveal` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookEndpointHeaders"];
         put?: never;
@@ -632,6 +726,8 @@ export interface paths {
         /**
          * Whether an event matches the endpoint's filter, and if not which clause failed
          * @description Send event (an envelope) or event_id (a stored event); filter tries a draft instead of the saved one. Evaluated by PostgreSQL exactly as at fan-out.
+         *
+         *     Permission: `webhooks.endpoints:read` (without it: 403 `insufficient_permission`).
          */
         post: operations["testWebhookEndpointFilter"];
         delete?: never;
@@ -650,6 +746,8 @@ export interface paths {
         /**
          * Attempts per hour or minute over the last 24 hours
          * @description Successful, retrying (failed, with an attempt after it in the retry schedule) and failed (the last attempt) delivery attempts per UTC hour or minute, of the company or of one endpoint; test sends are not counted. One indexed read of the request log.
+         *
+         *     Permission: `webhooks.logs:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookActivity"];
         put?: never;
@@ -670,6 +768,8 @@ export interface paths {
         /**
          * The request log and endpoint changes, live (Server-Sent Events)
          * @description A `request_log` event per new request-log row of the company (its id is the row’s position: send it back as `Last-Event-ID` on reconnecting to get what was missed, from the last day), an `endpoint` event when an endpoint is disabled, enabled, throttled or verified, and a comment every 15 s.
+         *
+         *     Permission: `webhooks.logs:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["streamWebhookActivity"];
         put?: never;
@@ -690,6 +790,8 @@ export interface paths {
         /**
          * The company’s events, newest first
          * @description Every event of the company while the outbox keeps it (`WEBHOOKS_EVENT_RETENTION_DAYS`), as a full envelope. Page with `meta.next_cursor`. `delivery_success=false`: the events with a delivery that failed or is still retrying (to `webhook_endpoint_uuid`, when given): what a receiver missed.
+         *
+         *     Permission: `events:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -710,6 +812,8 @@ export interface paths {
         /**
          * One event and its deliveries
          * @description The event’s envelope (its id, `evt_…`, is the `webhook-id` of its deliveries) and, for each endpoint it went to, the delivery’s state: `waiting`, `admitted`, `retrying`, `failed` or `delivered`.
+         *
+         *     Permission: `events:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getEvent"];
         put?: never;
@@ -730,6 +834,8 @@ export interface paths {
         /**
          * Destination types and their config
          * @description An endpoint has a type (http unless set) and a config of that type. Each config_schema is a JSON Schema; the fields marked writeOnly are credentials: stored encrypted, and "[redacted]" in every read after they are written.
+         *
+         *     Permission: none (any API key or portal session).
          */
         get: operations["listDestinationTypes"];
         put?: never;
@@ -750,12 +856,16 @@ export interface paths {
         /**
          * List vehicles
          * @description A page of the company’s vehicles, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `fleet.vehicles:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listVehicles"];
         put?: never;
         /**
          * Create a vehicle
          * @description Creates a vehicle (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `fleet.vehicles:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createVehicle"];
         delete?: never;
@@ -774,17 +884,23 @@ export interface paths {
         /**
          * Get one vehicle
          * @description The vehicle with this uuid, with its embedded records.
+         *
+         *     Permission: `fleet.vehicles:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getVehicle"];
         /**
          * Update a vehicle
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `fleet.vehicles:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateVehicle"];
         post?: never;
         /**
          * Delete a vehicle
          * @description Deletes the vehicle and answers it as it was.
+         *
+         *     Permission: `fleet.vehicles:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteVehicle"];
         options?: never;
@@ -792,6 +908,8 @@ export interface paths {
         /**
          * Update a vehicle (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `fleet.vehicles:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchVehicle"];
         trace?: never;
@@ -808,6 +926,8 @@ export interface paths {
         /**
          * Record where a driver is
          * @description Sets the driver’s `location` (with `recorded_at`) and `location_updated_at`, and emits `driver.location_changed`. The body is the flat object, not wrapped.
+         *
+         *     Permission: `fleet.drivers:locate` (without it: 403 `insufficient_permission`).
          */
         post: operations["recordDriverLocation"];
         delete?: never;
@@ -826,12 +946,16 @@ export interface paths {
         /**
          * List drivers
          * @description A page of the company’s drivers, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `fleet.drivers:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listDrivers"];
         put?: never;
         /**
          * Create a driver
          * @description Creates a driver (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `fleet.drivers:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createDriver"];
         delete?: never;
@@ -850,17 +974,23 @@ export interface paths {
         /**
          * Get one driver
          * @description The driver with this uuid, with its embedded records.
+         *
+         *     Permission: `fleet.drivers:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getDriver"];
         /**
          * Update a driver
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `fleet.drivers:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateDriver"];
         post?: never;
         /**
          * Delete a driver
          * @description Deletes the driver and answers it as it was.
+         *
+         *     Permission: `fleet.drivers:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteDriver"];
         options?: never;
@@ -868,6 +998,8 @@ export interface paths {
         /**
          * Update a driver (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `fleet.drivers:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchDriver"];
         trace?: never;
@@ -884,6 +1016,8 @@ export interface paths {
         /**
          * Move an order to its next status
          * @description One move of the status machine (created → dispatched → enroute → completed, or canceled before completion; dispatching needs a driver); any other move, staying in the same status included, is a 422. The body is the flat object.
+         *
+         *     Permission: `fleet.orders:dispatch` (without it: 403 `insufficient_permission`).
          */
         post: operations["moveOrderStatus"];
         delete?: never;
@@ -902,12 +1036,16 @@ export interface paths {
         /**
          * List orders
          * @description A page of the company’s orders, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `fleet.orders:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create a order
          * @description Creates a order (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `fleet.orders:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -926,17 +1064,23 @@ export interface paths {
         /**
          * Get one order
          * @description The order with this uuid, with its embedded records.
+         *
+         *     Permission: `fleet.orders:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getOrder"];
         /**
          * Update a order
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `fleet.orders:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateOrder"];
         post?: never;
         /**
          * Delete a order
          * @description Deletes the order and answers it as it was.
+         *
+         *     Permission: `fleet.orders:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteOrder"];
         options?: never;
@@ -944,6 +1088,8 @@ export interface paths {
         /**
          * Update a order (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `fleet.orders:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchOrder"];
         trace?: never;
@@ -958,12 +1104,16 @@ export interface paths {
         /**
          * List warehouses
          * @description A page of the company’s warehouses, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `inventory.warehouses:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWarehouses"];
         put?: never;
         /**
          * Create a warehouse
          * @description Creates a warehouse (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `inventory.warehouses:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createWarehouse"];
         delete?: never;
@@ -982,17 +1132,23 @@ export interface paths {
         /**
          * Get one warehouse
          * @description The warehouse with this uuid, with its embedded records.
+         *
+         *     Permission: `inventory.warehouses:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWarehouse"];
         /**
          * Update a warehouse
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `inventory.warehouses:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateWarehouse"];
         post?: never;
         /**
          * Delete a warehouse
          * @description Deletes the warehouse and answers it as it was.
+         *
+         *     Permission: `inventory.warehouses:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteWarehouse"];
         options?: never;
@@ -1000,6 +1156,8 @@ export interface paths {
         /**
          * Update a warehouse (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `inventory.warehouses:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchWarehouse"];
         trace?: never;
@@ -1014,12 +1172,16 @@ export interface paths {
         /**
          * List warehouse-sections
          * @description A page of the company’s warehouse-sections, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `inventory.warehouse_sections:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWarehouseSections"];
         put?: never;
         /**
          * Create a warehouse-section
          * @description Creates a warehouse-section (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `inventory.warehouse_sections:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createWarehouseSection"];
         delete?: never;
@@ -1038,17 +1200,23 @@ export interface paths {
         /**
          * Get one warehouse-section
          * @description The warehouse-section with this uuid, with its embedded records.
+         *
+         *     Permission: `inventory.warehouse_sections:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWarehouseSection"];
         /**
          * Update a warehouse-section
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `inventory.warehouse_sections:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateWarehouseSection"];
         post?: never;
         /**
          * Delete a warehouse-section
          * @description Deletes the warehouse-section and answers it as it was.
+         *
+         *     Permission: `inventory.warehouse_sections:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteWarehouseSection"];
         options?: never;
@@ -1056,6 +1224,8 @@ export interface paths {
         /**
          * Update a warehouse-section (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `inventory.warehouse_sections:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchWarehouseSection"];
         trace?: never;
@@ -1070,12 +1240,16 @@ export interface paths {
         /**
          * List warehouse-docks
          * @description A page of the company’s warehouse-docks, newest first unless `sort` says otherwise. Filter on any column with `<column>=<value>` and the operators of `filters`; page with `limit` and `page`, `offset` or `cursor`.
+         *
+         *     Permission: `inventory.warehouse_docks:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["listWarehouseDocks"];
         put?: never;
         /**
          * Create a warehouse-dock
          * @description Creates a warehouse-dock (and the embedded records sent with it) in one transaction; `Location` is its URL.
+         *
+         *     Permission: `inventory.warehouse_docks:write` (without it: 403 `insufficient_permission`).
          */
         post: operations["createWarehouseDock"];
         delete?: never;
@@ -1094,17 +1268,23 @@ export interface paths {
         /**
          * Get one warehouse-dock
          * @description The warehouse-dock with this uuid, with its embedded records.
+         *
+         *     Permission: `inventory.warehouse_docks:read` (without it: 403 `insufficient_permission`).
          */
         get: operations["getWarehouseDock"];
         /**
          * Update a warehouse-dock
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `inventory.warehouse_docks:write` (without it: 403 `insufficient_permission`).
          */
         put: operations["updateWarehouseDock"];
         post?: never;
         /**
          * Delete a warehouse-dock
          * @description Deletes the warehouse-dock and answers it as it was.
+         *
+         *     Permission: `inventory.warehouse_docks:write` (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteWarehouseDock"];
         options?: never;
@@ -1112,6 +1292,8 @@ export interface paths {
         /**
          * Update a warehouse-dock (same as PUT)
          * @description Only the fields sent change; an embedded list sent replaces the one stored.
+         *
+         *     Permission: `inventory.warehouse_docks:write` (without it: 403 `insufficient_permission`).
          */
         patch: operations["patchWarehouseDock"];
         trace?: never;
@@ -2822,7 +3004,7 @@ export interface components {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description A portal session may not do this: a write of a read-only session, a write without the `x-wharf-portal: 1` header, or a route for API keys only. */
+        /** @description The caller may not do this: it lacks the permission the operation names (`insufficient_permission`, `meta.permission`), or as a portal session: a write of a read-only session, a write without the `x-wharf-portal: 1` header, or a route for API keys only. */
         Forbidden: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3051,6 +3233,44 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    etag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        permissions: {
+                            /** @example inventory.warehouses:write */
+                            name: string;
+                            /** @example Create, change and delete warehouses */
+                            description: string;
+                            /** @example inventory */
+                            extension: string;
+                        }[];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3345,6 +3565,13 @@ export interface operations {
                             name: string | null;
                             prefix: string;
                             last_four: string;
+                            /**
+                             * @description Permission names and wildcards; `["*"]`: every permission (a `wharf_live_` key).
+                             * @example [
+                             *       "inventory.warehouses:read"
+                             *     ]
+                             */
+                            permissions: string[];
                             /** Format: date-time */
                             last_used_at: string | null;
                             /** Format: date-time */
@@ -3379,9 +3606,11 @@ export interface operations {
                 "application/json": {
                     api_key: {
                         name?: string | null;
+                        permissions?: string[] | null;
                     };
                 } | {
                     name?: string | null;
+                    permissions?: string[] | null;
                 };
             };
         };
@@ -3406,6 +3635,13 @@ export interface operations {
                             name: string | null;
                             prefix: string;
                             last_four: string;
+                            /**
+                             * @description Permission names and wildcards; `["*"]`: every permission (a `wharf_live_` key).
+                             * @example [
+                             *       "inventory.warehouses:read"
+                             *     ]
+                             */
+                            permissions: string[];
                             /** Format: date-time */
                             last_used_at: string | null;
                             /** Format: date-time */
@@ -3460,6 +3696,13 @@ export interface operations {
                             name: string | null;
                             prefix: string;
                             last_four: string;
+                            /**
+                             * @description Permission names and wildcards; `["*"]`: every permission (a `wharf_live_` key).
+                             * @example [
+                             *       "inventory.warehouses:read"
+                             *     ]
+                             */
+                            permissions: string[];
                             /** Format: date-time */
                             last_used_at: string | null;
                             /** Format: date-time */
@@ -3500,6 +3743,7 @@ export interface operations {
                         /** Format: uri */
                         return_url?: string | null;
                         features?: ("activity" | "catalog")[] | null;
+                        permissions?: string[] | null;
                     };
                 } | {
                     /** Format: uuid */
@@ -3509,6 +3753,7 @@ export interface operations {
                     /** Format: uri */
                     return_url?: string | null;
                     features?: ("activity" | "catalog")[] | null;
+                    permissions?: string[] | null;
                 };
             };
         };
@@ -3534,6 +3779,8 @@ export interface operations {
                             company_uuid: string;
                             read_only: boolean;
                             features: ("activity" | "catalog")[];
+                            /** @description Permission names and wildcards (a read-only session: `["*:read", "*:reveal"]`). */
+                            permissions: string[];
                             return_url: string | null;
                             /** Format: date-time */
                             expires_at: string;
@@ -3596,6 +3843,8 @@ export interface operations {
                             company_uuid: string;
                             read_only: boolean;
                             features: ("activity" | "catalog")[];
+                            /** @description Permission names and wildcards (a read-only session: `["*:read", "*:reveal"]`). */
+                            permissions: string[];
                             return_url: string | null;
                             /** Format: date-time */
                             expires_at: string;
@@ -3649,6 +3898,8 @@ export interface operations {
                             company_uuid: string;
                             read_only: boolean;
                             features: ("activity" | "catalog")[];
+                            /** @description Permission names and wildcards (a read-only session: `["*:read", "*:reveal"]`). */
+                            permissions: string[];
                             return_url: string | null;
                             /** Format: date-time */
                             expires_at: string;
@@ -3703,6 +3954,8 @@ export interface operations {
                             company_uuid: string;
                             read_only: boolean;
                             features: ("activity" | "catalog")[];
+                            /** @description Permission names and wildcards (a read-only session: `["*:read", "*:reveal"]`). */
+                            permissions: string[];
                             return_url: string | null;
                             /** Format: date-time */
                             expires_at: string;
@@ -3752,8 +4005,13 @@ export interface operations {
                                 uuid: string;
                                 name: string;
                             };
+                            /** @description Whether every permission it holds only reads. */
                             read_only: boolean;
                             features: ("activity" | "catalog")[];
+                            /** @description As held: names and wildcards (`["*"]`: every permission). */
+                            permissions: string[];
+                            /** @description Every permission of GET /int/v1/permissions it holds, wildcards spelled out. */
+                            granted: string[];
                             return_url: string | null;
                             /** Format: date-time */
                             expires_at: string | null;
@@ -7011,3 +7269,66 @@ export interface operations {
         };
     };
 }
+
+/** Every permission of the api (GET /int/v1/permissions): what API keys and portal sessions hold. */
+export const PERMISSIONS = [
+  /** List the company’s API keys (never the keys themselves) */
+  "api_keys:read",
+  /** Create and revoke API keys, with no permission the creating key lacks */
+  "api_keys:write",
+  /** List events and their deliveries: the events of the resources the caller may read */
+  "events:read",
+  /** Record where drivers are (driver.location_changed) */
+  "fleet.drivers:locate",
+  /** Read drivers and receive their webhook events */
+  "fleet.drivers:read",
+  /** Create, change and delete drivers */
+  "fleet.drivers:write",
+  /** Move orders along their status: dispatch, start, complete, cancel */
+  "fleet.orders:dispatch",
+  /** Read orders and receive their webhook events */
+  "fleet.orders:read",
+  /** Create, change and delete orders */
+  "fleet.orders:write",
+  /** Read vehicles and receive their webhook events */
+  "fleet.vehicles:read",
+  /** Create, change and delete vehicles */
+  "fleet.vehicles:write",
+  /** Read warehouse docks and receive their webhook events */
+  "inventory.warehouse_docks:read",
+  /** Create, change and delete warehouse docks */
+  "inventory.warehouse_docks:write",
+  /** Read warehouse sections and receive their webhook events */
+  "inventory.warehouse_sections:read",
+  /** Create, change and delete warehouse sections */
+  "inventory.warehouse_sections:write",
+  /** Read warehouses and receive their webhook events */
+  "inventory.warehouses:read",
+  /** Create, change and delete warehouses */
+  "inventory.warehouses:write",
+  /** Read locations and receive their webhook events */
+  "locations.locations:read",
+  /** Create, change and delete locations */
+  "locations.locations:write",
+  /** Read portal sessions (never their links) */
+  "portal_sessions:read",
+  /** Open and revoke portal sessions, with no permission the creating key lacks */
+  "portal_sessions:write",
+  /** Read webhook endpoints */
+  "webhooks.endpoints:read",
+  /** Create, change and delete webhook endpoints */
+  "webhooks.endpoints:write",
+  /** Read erasure jobs and their audit */
+  "webhooks.erasures:read",
+  /** Erase a record’s data from stored events and request logs */
+  "webhooks.erasures:write",
+  /** Read webhook request logs */
+  "webhooks.logs:read",
+  /** Reveal endpoints’ signing secrets and the values of their static headers */
+  "webhooks.secrets:reveal",
+  /** Rotate an endpoint’s signing secret (the answer carries the new one) */
+  "webhooks.secrets:rotate",
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+/** What a key or portal session may be given: a permission, or a wildcard (`inventory.*`, `*:read`, `*`). */
+export type PermissionPattern = Permission | `${string}*${string}`;

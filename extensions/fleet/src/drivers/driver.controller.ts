@@ -1,6 +1,6 @@
 import { Body, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiUuidParam, Resource, dtoSchema, resourceSchemas, schemaRef } from '@wharf/core';
+import { ApiUuidParam, Permission, Resource, dtoSchema, resourceSchemas, schemaRef } from '@wharf/core';
 import { DriverLocationDto } from './driver-location.dto';
 import { DriverLocationService } from './driver-location.service';
 import { Driver } from './driver.entity';
@@ -11,6 +11,7 @@ export class DriverController {
 
   /** `{"latitude", "longitude", "heading"?, "speed"?}` → the driver, and `driver.location_changed`. */
   @Post(':uuid/location')
+  @Permission('fleet.drivers:locate')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'recordDriverLocation',

@@ -1,6 +1,6 @@
 import { Body, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiUuidParam, Resource, dtoSchema, resourceSchemas, schemaRef } from '@wharf/core';
+import { ApiUuidParam, Permission, Resource, dtoSchema, resourceSchemas, schemaRef } from '@wharf/core';
 import { OrderStatusDto } from './order.dto';
 import { OrderStatusService } from './order-status.service';
 import { Order } from './order.entity';
@@ -11,6 +11,7 @@ export class OrderController {
 
   /** `{"status": …}` → the order, moved along the status machine (422 otherwise). */
   @Post(':uuid/status')
+  @Permission('fleet.orders:dispatch')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'moveOrderStatus',

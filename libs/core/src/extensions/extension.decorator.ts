@@ -1,6 +1,7 @@
 import { ModuleMetadata, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
+import type { PermissionDeclaration } from '../access/permissions';
 import { resourceModel } from '../resources/resource-model.decorator';
 
 /** A custom domain event an extension can emit, listed in the webhook event catalog. */
@@ -10,6 +11,12 @@ export interface EventDeclaration {
   example?: Record<string, unknown>;
   /** Fields of `data` that may be null: the example shows one value, and the event's schema admits null too. */
   nullable?: string[];
+  /**
+   * The permission a caller needs to receive or read the event (an endpoint subscribed to it, the events
+   * API); default: the read permission of the resource its name begins with (`trailer.sealed`:
+   * `<extension>.trailers:read`), else `events:read`.
+   */
+  permission?: string;
 }
 
 export interface ExtensionManifest {
@@ -25,6 +32,11 @@ export interface ExtensionManifest {
   imports?: ModuleMetadata['imports'];
   exports?: ModuleMetadata['exports'];
   events?: EventDeclaration[];
+  /**
+   * Permissions beyond the read and write each resource gets, for the extension's own actions
+   * (`fleet.orders:dispatch`), named by its routes with @Permission.
+   */
+  permissions?: PermissionDeclaration[];
 }
 
 const MANIFEST = Symbol('wharf:extension');
@@ -38,7 +50,7 @@ export function Extension(manifest: ExtensionManifest): ClassDecorator {
     Reflect.defineMetadata(MANIFEST, { namespace: `${manifest.name}/int/v1`, ...manifest }, target);
     const providers = manifest.providers ?? [];
     const hooks = manifest.entities
-      .map((entity) => resourceModel(entity)?.hooks)
+      .flatMap((entity) => [resourceModel(entity)?.hooks, resourceModel(entity)?.visibility?.by])
       .filter((hook): hook is Type => hook !== undefined && !providers.includes(hook));
     Module({
       imports: [TypeOrmModule.forFeature(manifest.entities), ...(manifest.imports ?? [])],

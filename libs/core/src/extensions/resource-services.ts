@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { extensionManifest, isExtension } from './extension.decorator';
-import type { ResourceDefinition, ResourceHooks } from '../resources/resource-definition';
+import type { ResourceDefinition, ResourceHooks, RowVisibility } from '../resources/resource-definition';
 import { ResourceRegistry } from '../resources/resource-registry';
 import { Referrer, ResourceService } from '../resources/resource.service';
 import { DeclaredEvents } from '../resources/write-transaction';
@@ -38,13 +38,15 @@ export class ResourceServices {
     const entity = typeof resource === 'string' ? this.registry.get(resource).entity : resource;
     let service = this.services.get(entity);
     if (!service) {
+      const def = this.registry.forEntity(entity);
       service = new ResourceService(
-        this.registry.forEntity(entity),
+        def,
         this.dataSource,
         this.writeListeners(),
         (def) => this.hooksOf(def),
         (def) => this.referrersOf(def),
         this.declaredEvents(),
+        def.visibility && this.moduleRef.get<RowVisibility>(def.visibility.by, { strict: false }),
       );
       this.services.set(entity, service);
     }

@@ -4,10 +4,12 @@ import { SearchGrams1700000000003 } from '../migrations/1700000000003-search-gra
 import { SearchWithoutFrequentGrams1700000000004 } from '../migrations/1700000000004-search-without-frequent-grams';
 import { SearchQueryOneBody1700000000005 } from '../migrations/1700000000005-search-query-one-body';
 import { CreateIdempotencyKeys1700000000007 } from '../migrations/1700000000007-create-idempotency-keys';
+import { PermissionsController } from './permissions.controller';
 
 /**
- * The kernel's own migrations: search functions and idempotency keys. (1700000000002 and 3 also index the
- * locations table: they ran before locations became a module of its own, which creates it at 1700000000001.)
+ * The kernel's own migrations (search functions and idempotency keys) and `GET /int/v1/permissions`.
+ * (1700000000002 and 3 also index the locations table: they ran before locations became a module of its
+ * own, which creates it at 1700000000001.)
  */
 @Extension({
   name: 'core',
@@ -20,5 +22,6 @@ import { CreateIdempotencyKeys1700000000007 } from '../migrations/1700000000007-
     SearchQueryOneBody1700000000005,
     CreateIdempotencyKeys1700000000007,
   ],
+  controllers: [PermissionsController],
 })
 export class CoreExtension {}

@@ -140,6 +140,7 @@ function checkEntity(
     ...(model.sortable ?? []),
     ...(model.hidden ?? []),
     ...(model.readOnly ?? []),
+    ...(model.visibility ? [model.visibility.column] : []),
   ]) {
     if (!columns.has(field)) fail(field, `listed in @ResourceModel but ${entity.name} has no such column`);
   }

@@ -5,6 +5,7 @@ import { checkExtensions } from './extension-checks';
 import { assertNoConflicts, loadExtensions } from '../extensions/extension-loader';
 import { checkMigrationFiles } from '../extensions/migration-files.check';
 import type { ResourceDefinition } from '../resources/resource-definition';
+import { PermissionCatalog } from '../extensions/permission-catalog';
 import { CoreExtension } from './core.extension';
 
 /** The namespace (`inventory/int/v1`) of each entity's extension, as the composed host mounts it. */
@@ -23,6 +24,8 @@ export function resourceCollectionPath(def: ResourceDefinition): string | undefi
 export interface HostComposition {
   modules: Type[];
   manifests: ExtensionManifest[];
+  /** The permissions of the modules, checked: every route of an extension names one the catalog has. */
+  permissions: PermissionCatalog;
 }
 
 /**
@@ -35,8 +38,9 @@ export function composeHost(config: AppConfig, builtIns: Type[] = [], extensions
   checkExtensions(modules);
   checkMigrationFiles(modules);
   const manifests = modules.map((module) => extensionManifest(module));
+  const permissions = new PermissionCatalog(manifests);
   for (const manifest of manifests) {
     for (const entity of manifest.entities ?? []) namespaces.set(entity, manifest.namespace);
   }
-  return { modules, manifests };
+  return { modules, manifests, permissions };
 }

@@ -9,6 +9,10 @@ import { RequestContext, RequestScope } from '../tenancy/request-context';
 import { KEYS_ONLY, READ_BY_POST } from '../access/access.decorator';
 import { AUTHENTICATOR, Authenticator, portalCookie } from '../access/authenticator';
 import { IS_PUBLIC } from '../access/public.decorator';
+import { insufficientPermission } from '../access/permissions';
+import { routeMethod } from '../extensions/controller-routes';
+import { ExtensionError } from '../extensions/extension-error';
+import { PermissionCatalog } from '../extensions/permission-catalog';
 import { RateLimiter } from './rate-limiter';
 import { isPromise, type RouteFacts, type StageFor } from './pipeline-stage';
 
@@ -21,6 +25,8 @@ export type ScopedRequest = FastifyRequest & { wharfScope?: RequestScope };
 export const ROUTE_ACCESS = 'wharfAccess';
 /** The route config key of a POST that only reads (@ReadByPost): open to read-only portal sessions. */
 export const ROUTE_READS = 'wharfReads';
+/** The route config key of the permission a route needs (none: any authenticated caller, or public). */
+export const ROUTE_PERMISSION = 'wharfPermission';
 /**
  * The header the console sends with every write made with a portal cookie. A page of another origin cannot
  * send it (CORS allows it no such header, nor credentials), so a cross-site form or fetch cannot ride on
@@ -91,11 +97,16 @@ export interface AccessStages {
  */
 export function configureAccess(app: NestFastifyApplication): AccessStages {
   const reflector = app.get(Reflector);
-  addRouteConfig(app, (controller, handler) => {
+  const catalog = app.get(PermissionCatalog);
+  addRouteConfig(app, (controller, handler, name) => {
     const flag = (key: string) => reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
+    const permission = catalog.routePermission(controller, { name, handler, method: routeMethod(handler) });
+    if (permission === undefined)
+      throw new ExtensionError('host', `route ${controller.name}.${name}`, 'names no permission');
     return {
       [ROUTE_ACCESS]: flag(IS_PUBLIC) ? 'public' : flag(KEYS_ONLY) ? 'keys' : 'key',
       [ROUTE_READS]: flag(READ_BY_POST),
+      [ROUTE_PERMISSION]: permission ?? undefined,
     };
   });
   const authenticator = app.get<Authenticator>(AUTHENTICATOR);
@@ -105,9 +116,12 @@ export function configureAccess(app: NestFastifyApplication): AccessStages {
   return {
     authenticate: (route) => {
       if (!guarded(route)) return undefined;
-      const access = route.config[ROUTE_ACCESS] as Access;
-      const reads = route.config[ROUTE_READS] === true;
-      return (request) => authenticate(authenticator, request, access, reads);
+      const access: RouteAccess = {
+        access: route.config[ROUTE_ACCESS] as Access,
+        reads: route.config[ROUTE_READS] === true,
+        permission: route.config[ROUTE_PERMISSION] as string | undefined,
+      };
+      return (request) => authenticate(authenticator, request, access);
     },
     rateLimit: (route) =>
       guarded(route)
@@ -119,28 +133,39 @@ export function configureAccess(app: NestFastifyApplication): AccessStages {
   };
 }
 
+/** What the authenticate stage checks on a route, decided once per route. */
+interface RouteAccess {
+  access: Access;
+  /** A POST that only reads (@ReadByPost): open to read-only portal sessions. */
+  reads: boolean;
+  permission: string | undefined;
+}
+
 /**
- * Stage `authenticate`: the caller's scope, from its API key or its portal session's cookie. Synchronous for
- * a cached key (the common case), so the request goes on in the same turn.
+ * Stage `authenticate`: the caller's scope, from its API key or its portal session's cookie, and whether it
+ * holds the route's permission (its grants were compiled with its cached credential: one Set lookup).
+ * Synchronous for a cached key (the common case), so the request goes on in the same turn.
  */
 function authenticate(
   authenticator: Authenticator,
   request: ScopedRequest,
-  access: Access,
-  reads: boolean,
+  route: RouteAccess,
 ): undefined | Promise<undefined> {
   const header = request.headers.authorization;
   const cookie = header ? undefined : portalCookie(request.headers.cookie);
-  if (cookie !== undefined) return authenticatePortal(authenticator, request, cookie, access, reads);
+  if (cookie !== undefined) return authenticatePortal(authenticator, request, cookie, route);
   if (!header) throw unauthorized('Send an API key: Authorization: Bearer <key>.');
   const key = BEARER.exec(header)?.[1];
   if (!key) throw unauthorized('The Authorization header must be "Bearer <key>".');
   const found = authenticator.byApiKey(key);
-  return isPromise(found) ? found.then((scope) => admitKey(request, scope)) : admitKey(request, found);
+  return isPromise(found)
+    ? found.then((scope) => admitKey(request, scope, route.permission))
+    : admitKey(request, found, route.permission);
 }
 
-function admitKey(request: ScopedRequest, scope: RequestScope | undefined): undefined {
+function admitKey(request: ScopedRequest, scope: RequestScope | undefined, permission?: string): undefined {
   if (!scope?.apiKeyUuid) throw unauthorized('The API key is malformed, unknown or revoked.');
+  if (permission !== undefined && !scope.grants?.has(permission)) throw insufficientPermission(permission);
   request.wharfScope = scope;
   RequestContext.enter(scope);
   return undefined;
@@ -150,8 +175,7 @@ async function authenticatePortal(
   authenticator: Authenticator,
   request: ScopedRequest,
   cookie: string,
-  access: Access,
-  reads: boolean,
+  { access, reads, permission }: RouteAccess,
 ): Promise<undefined> {
   const scope = await authenticator.byPortalCookie(cookie);
   if (!scope?.portal)
@@ -162,6 +186,7 @@ async function authenticatePortal(
       throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
     if (scope.portal.readOnly && !reads) throw forbidden('This portal session is read-only.');
   }
+  if (permission !== undefined && !scope.grants?.has(permission)) throw insufficientPermission(permission);
   request.wharfScope = scope;
   RequestContext.enter(scope);
   return undefined;

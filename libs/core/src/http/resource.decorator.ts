@@ -19,8 +19,13 @@ import { pluralAlias, pluralPath } from '../resources/naming';
 import { resourceModel } from '../resources/resource-model.decorator';
 import { ResourceServices } from '../extensions/resource-services';
 import type { ResourceService } from '../resources/resource.service';
+import {
+  type ResourceRouteKind,
+  markResourceController,
+  resourceControllerInfo,
+} from '../resources/resource-controller';
 
-const RESOURCE_ENTITY = Symbol('wharf:resource');
+export type { ResourceRouteKind } from '../resources/resource-controller';
 /** The Fastify route config key of a generated route: which resource and route it serves (ResourceRoute). */
 export const RESOURCE_ROUTE = 'wharfResource';
 
@@ -56,9 +61,6 @@ const SERVICES = Symbol('wharf:resource-services');
 interface ResourceHandlers {
   [SERVICES]: ResourceServices;
 }
-
-/** The generated routes a resource controller can serve; `update` is PUT and its PATCH alias. */
-export type ResourceRouteKind = 'list' | 'find' | 'create' | 'update' | 'remove';
 
 export interface ResourceOptions {
   /** The generated routes to serve (default: all five); e.g. `['list', 'find']` for a read-only resource. */
@@ -131,7 +133,7 @@ export function Resource(entity: Type, options: ResourceOptions = {}): ClassDeco
       );
     }
     const prototype = target.prototype as Record<string, unknown>;
-    Reflect.defineMetadata(RESOURCE_ENTITY, entity, target);
+    markResourceController(target, { entity, routes: [...served] });
     Inject(ResourceServices)(prototype, SERVICES);
     for (const route of ROUTES) {
       if (!served.has(route.kind) || Object.prototype.hasOwnProperty.call(prototype, route.method)) continue;
@@ -167,7 +169,7 @@ export function Resource(entity: Type, options: ResourceOptions = {}): ClassDeco
 
 /** The entity class a `@Resource` controller serves. */
 export function resourceEntity(controller: object): Type | undefined {
-  return Reflect.getMetadata(RESOURCE_ENTITY, controller);
+  return resourceControllerInfo(controller)?.entity;
 }
 
 /** The resource name a `@Resource` controller serves. */

@@ -17,8 +17,9 @@ export const ERROR_RESPONSES: Record<string, [name: string, description: string]
   '401': ['Unauthorized', 'No API key, or one that is unknown or revoked.'],
   '403': [
     'Forbidden',
-    'A portal session may not do this: a write of a read-only session, a write without the `x-wharf-portal: 1` ' +
-      'header, or a route for API keys only.',
+    'The caller may not do this: it lacks the permission the operation names (`insufficient_permission`, ' +
+      '`meta.permission`), or as a portal session: a write of a read-only session, a write without the ' +
+      '`x-wharf-portal: 1` header, or a route for API keys only.',
   ],
   '404': ['NotFound', 'No record with this uuid in the company of the key.'],
   '409': [

@@ -16,6 +16,7 @@ import {
   documentHeaders,
 } from './openapi-headers';
 import { OPENAPI_ERRORS, resourceOperationId, responseRef, type Operation } from './openapi-names';
+import { describePermission, markPermissions } from './openapi-permissions';
 import { SECURITY, documentConfig } from './openapi-security';
 import { listFilterParameters, resourceComponents } from './resource-components';
 
@@ -35,6 +36,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'webhook-activity': 'Delivery at a glance: attempts per hour or minute, and a live stream of the log.',
   'portal-sessions': 'Links that open a company’s console inside the platform’s app (the company portal).',
   session: 'Who the caller is: an API key, or a portal session and its limits.',
+  permissions: 'The permissions API keys and portal sessions may hold.',
 };
 
 const SHARED_SCHEMAS: Record<string, JsonSchema> = {
@@ -109,6 +111,7 @@ function documentOperation(
 ): void {
   if (list) operation.parameters = [...(operation.parameters ?? []), ...listFilterParameters(list)];
   const isPublic = operation[OPENAPI_PUBLIC] === true;
+  if (!isPublic) describePermission(operation);
   if (isPublic) operation.security = [];
   else if (method === 'post') {
     operation.parameters = [
@@ -143,6 +146,7 @@ function documentTags(tags: Set<string>, defs: ResourceDefinition[]): OpenAPIObj
  * routes.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  markPermissions(app);
   const document = SwaggerModule.createDocument(app, documentConfig());
   const defs = app.get(ResourceRegistry, { strict: false }).all();
   withoutAliases(document, defs);

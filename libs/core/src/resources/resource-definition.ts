@@ -67,6 +67,16 @@ export interface ResourceDefinition {
   events?: boolean;
   /** What some JSON columns hold, for the OpenAPI document (see ResourceModelOptions.schemas). */
   schemas?: Record<string, Record<string, unknown>>;
+  /** Which rows a caller reads (see ResourceModelOptions.visibility). */
+  visibility?: { column: string; by: Type<RowVisibility> };
+}
+
+/**
+ * Which rows of a resource the caller of the request being handled may read, by one column's values: the
+ * list's filter and a find's 404 (`undefined`: every row, and no filter at all).
+ */
+export interface RowVisibility {
+  visibleValues(): readonly string[] | undefined;
 }
 
 /** A stored row of a resource table (all columns, including internal ones). */

@@ -1,5 +1,5 @@
 import { Type } from '@nestjs/common';
-import type { ResourceHooks } from './resource-definition';
+import type { ResourceHooks, RowVisibility } from './resource-definition';
 
 export interface ResourceModelOptions {
   /**
@@ -57,6 +57,16 @@ export interface ResourceModelOptions {
    * the DTO allows it). Documentation only: the resource's hooks validate the values.
    */
   schemas?: Record<string, Record<string, unknown>>;
+  /**
+   * The resource's part of its permissions' names, `<extension>.<permission>:read|write` (default: its
+   * plural with underscores, `inventory.warehouse_sections:read`).
+   */
+  permission?: string;
+  /**
+   * Which rows a caller reads, by the values of one column (a request log by event, for a key that may
+   * read the events of some resources only): the provider answers per request, `undefined` for every row.
+   */
+  visibility?: { column: string; by: Type<RowVisibility> };
 }
 
 /** The default bound of an embedded to-many list in one write. */

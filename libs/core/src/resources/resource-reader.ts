@@ -3,13 +3,13 @@ import { FrequentGrams } from './frequent-grams';
 import { JsonText } from '../common/json-text';
 import { SortKey, encodeCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, parseListQuery } from './list-query';
-import type { ResourceDefinition, ResourceRow, WriteTransaction } from './resource-definition';
+import type { ResourceDefinition, ResourceRow, RowVisibility, WriteTransaction } from './resource-definition';
 import { notFound } from './resource-errors';
 import { needsNormalising } from './record-sql';
 import { serializeOne } from './resource-serializer';
 import { scopedSql } from './resource-sql';
 import type { Sql } from './sql-runner';
-import { Params } from './sql';
+import { Params, ident } from './sql';
 
 /** Reads of one resource: pages and single records from the pool, and locked rows inside a write. */
 export class ResourceReader {
@@ -19,6 +19,8 @@ export class ResourceReader {
     private readonly def: ResourceDefinition,
     /** The pool itself: a read needs no transaction of its own. */
     private readonly sql: Sql,
+    /** Which rows the caller may read, when the resource limits them (ResourceModelOptions.visibility). */
+    private readonly visibility?: RowVisibility,
   ) {
     this.frequentGrams = new FrequentGrams(def, sql);
   }
@@ -28,6 +30,8 @@ export class ResourceReader {
     const company = RequestContext.companyUuid();
     const params = new Params();
     const parsed = parseListQuery(query ?? {}, this.def, params);
+    const visible = this.visible();
+    if (visible) parsed.conditions.push(`t.${ident(visible.column)} = ANY(${params.add(visible.values)})`);
     const { limit, offset } = parsed;
     // One row past the page tells whether a next cursor exists; the count stops past EXACT_TOTAL_LIMIT.
     const page = await scopedSql.pageRecords(
@@ -73,9 +77,16 @@ export class ResourceReader {
 
   /** One record as served, embeds included, as JSON text; 404 if the caller has none. */
   async find(uuid: string): Promise<string> {
-    const record = await scopedSql.findRecord(this.sql, this.def, RequestContext.companyUuid(), uuid);
+    const company = RequestContext.companyUuid();
+    const record = await scopedSql.findRecord(this.sql, this.def, company, uuid, this.visible());
     if (record === undefined) throw notFound(this.def, uuid);
     return needsNormalising(this.def) ? JSON.stringify(JSON.parse(record)) : record;
+  }
+
+  /** The column and the values of it the caller may read; undefined when it may read every row. */
+  private visible(): { column: string; values: readonly string[] } | undefined {
+    const values = this.visibility?.visibleValues();
+    return values && { column: this.def.visibility!.column, values };
   }
 
   async lockIn(tx: WriteTransaction, uuid: string): Promise<ResourceRow> {

@@ -100,6 +100,7 @@ export class ResourceRegistry {
       hooks: model.hooks,
       events: model.events ?? true,
       schemas: model.schemas,
+      visibility: model.visibility,
     };
   }
 

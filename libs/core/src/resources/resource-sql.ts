@@ -157,8 +157,22 @@ export const scopedSql = {
   },
 
   /** One record as served, embeds included, as JSON text: one prepared statement. */
-  async findRecord(sql: Sql, def: ResourceDefinition, company: string, uuid: string) {
+  async findRecord(
+    sql: Sql,
+    def: ResourceDefinition,
+    company: string,
+    uuid: string,
+    visible?: { column: string; values: readonly string[] },
+  ) {
     if (!UUID.test(uuid)) return undefined;
+    if (visible) {
+      const [row] = await sql.rows(
+        `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
+         WHERE t."uuid" = $1 AND t."company_uuid" = $2 AND t.${ident(visible.column)} = ANY($3)`,
+        [uuid, company, visible.values],
+      );
+      return row?.record as string | undefined;
+    }
     let text = findRecordStatements.get(def);
     if (!text) {
       text = `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t

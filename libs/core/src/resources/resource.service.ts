@@ -10,6 +10,7 @@ import type {
   ResourceDefinition,
   ResourceHooks,
   ResourceRow,
+  RowVisibility,
   WriteTransaction,
 } from './resource-definition';
 import { ResourceReader } from './resource-reader';
@@ -59,10 +60,12 @@ export class ResourceService {
     referrersOf: (def: ResourceDefinition) => Referrer[] = () => [],
     /** The custom events `tx.emit` accepts. */
     private readonly declared?: DeclaredEvents,
+    /** Which rows a caller reads, when the resource declares `visibility`. */
+    visibility?: RowVisibility,
   ) {
     this.sql = sqlOfPool(poolOf(dataSource));
     this.unpinned = sqlOfUnpinnedPool(poolOf(dataSource));
-    this.reader = new ResourceReader(def, this.sql);
+    this.reader = new ResourceReader(def, this.sql, visibility);
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
 

@@ -1,8 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/** What a caller may do (see PermissionGrants): `all` when it holds every permission. */
+export interface PermissionCheck {
+  /** As held: permission names and wildcards. */
+  readonly patterns: readonly string[];
+  readonly all: boolean;
+  has(permission: string): boolean;
+}
+
 /** Who is calling: set once per request by the auth guard, read by the resource layer. */
 export interface RequestScope {
   companyUuid: string;
+  /** The caller's permissions; absent outside a request (a CLI, the worker), which are not checked. */
+  grants?: PermissionCheck;
   apiKeyUuid?: string;
   /** The key is a platform key (may open any company's portal). */
   platform?: boolean;

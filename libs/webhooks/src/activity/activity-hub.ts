@@ -64,7 +64,7 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
     try {
       rows = await this.logs.rowsAfter(client.company, position, PAGE);
     } finally {
-      client.replay(rows.map((row) => ({ chunk: rowEvent(row), uuid: row.uuid })));
+      client.replay(rows.map((row) => ({ chunk: rowEvent(row), uuid: row.uuid, event: String(row.event) })));
     }
   }
 
@@ -130,7 +130,7 @@ export class ActivityHub implements BeforeApplicationShutdown, OnApplicationShut
         feed.seen.set(row.uuid, sent);
         feed.newest = Math.max(feed.newest ?? sent, sent);
         const event = rowEvent(row);
-        for (const client of feed.clients) client.write(event, row.uuid);
+        for (const client of feed.clients) client.write(event, row.uuid, String(row.event));
       }
       if (rows.length < PAGE) break;
       const last = rows[rows.length - 1];

@@ -23,6 +23,8 @@ export class StreamClient {
     readonly principal: StreamPrincipal,
     private readonly response: ServerResponse,
     expiresAt?: number,
+    /** The events whose log rows it may read (its permissions); undefined: every one. */
+    private readonly events?: ReadonlySet<string>,
   ) {
     if (expiresAt !== undefined)
       this.expiry = setTimeout(() => this.end(), Math.max(0, Math.min(expiresAt - Date.now(), 2 ** 31 - 1)));
@@ -41,8 +43,12 @@ export class StreamClient {
     else this.response.on('close', listener);
   }
 
-  /** Sends an event, or keeps it while a replay runs (`uuid`: the log row it carries, if any). */
-  write(chunk: string, uuid?: string): void {
+  /**
+   * Sends an event, or keeps it while a replay runs (`uuid`: the log row it carries, if any, and `event`
+   * the name of the event that row delivered: a row of an event it may not read is not sent).
+   */
+  write(chunk: string, uuid?: string, event?: string): void {
+    if (event !== undefined && !this.mayRead(event)) return;
     // A row the replay read may reach the hub after the replay is sent: it was sent once already.
     if (uuid && this.replayed?.has(uuid)) return;
     if (this.held) this.held.push({ chunk, uuid });
@@ -55,12 +61,16 @@ export class StreamClient {
   }
 
   /** Sends the missed rows, then the live events kept meanwhile that are not among them. */
-  replay(rows: { chunk: string; uuid: string }[]): void {
+  replay(rows: { chunk: string; uuid: string; event?: string }[]): void {
     const held = this.held ?? [];
     this.held = undefined;
     const replayed = (this.replayed = new Set(rows.map((row) => row.uuid)));
-    for (const row of rows) this.send(row.chunk);
+    for (const row of rows) if (row.event === undefined || this.mayRead(row.event)) this.send(row.chunk);
     for (const event of held) if (!event.uuid || !replayed.has(event.uuid)) this.send(event.chunk);
+  }
+
+  private mayRead(event: string): boolean {
+    return this.events?.has(event) ?? true;
   }
 
   private send(chunk: string): void {

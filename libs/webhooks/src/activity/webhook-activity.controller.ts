@@ -8,6 +8,7 @@ import {
   ApiErrors,
   AppConfig,
   RequestContext,
+  Permission,
   RequestScope,
   orNull,
 } from '@wharf/core';
@@ -19,6 +20,7 @@ import { RequestLogStore } from '../store/request-logs.store';
 import { COMPANY_ENDPOINT } from './activity.sql';
 import { ActivityHub } from './activity-hub';
 import { StreamClient, StreamPrincipal } from './stream-client';
+import { EventVisibility } from '../events/event-visibility';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY_MS = 24 * 3600 * 1000;
@@ -74,6 +76,7 @@ function activityParameters(query: Record<string, unknown>) {
 
 /** Delivery at a glance: attempts per hour or minute of the last day, and the log live over SSE. */
 @ApiTags('webhook-activity')
+@Permission('webhooks.logs:read')
 @Controller('webhook-activity')
 export class WebhookActivityController {
   constructor(
@@ -83,6 +86,7 @@ export class WebhookActivityController {
     // The api's auth services, looked up when a stream opens: the worker loads this module without them.
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly visibility: EventVisibility,
   ) {}
 
   @Get()
@@ -164,7 +168,13 @@ export class WebhookActivityController {
       return;
     }
     raw.write('retry: 3000\n\n');
-    const client = new StreamClient(scope.companyUuid, this.principal(scope), raw, scope.portal?.expiresAt);
+    const client = new StreamClient(
+      scope.companyUuid,
+      this.principal(scope),
+      raw,
+      scope.portal?.expiresAt,
+      this.visibility.readableSet(),
+    );
     const last = request.headers['last-event-id'];
     await this.hub.subscribe(client, typeof last === 'string' ? last : undefined).catch(() => client.end());
   }

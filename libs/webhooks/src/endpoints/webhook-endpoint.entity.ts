@@ -39,6 +39,8 @@ import { WebhookEndpointHooks } from './webhook-endpoint.hooks';
   hooks: WebhookEndpointHooks,
   events: false,
   schemas: { config: DESTINATION_CONFIG_SCHEMA },
+  // webhooks.endpoints:read|write
+  permission: 'endpoints',
 })
 export class WebhookEndpoint extends BaseResource {
   @Column('text') url: string;

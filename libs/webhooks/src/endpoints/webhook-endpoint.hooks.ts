@@ -10,6 +10,7 @@ import {
   ResourceRow,
   WriteTransaction,
   errorObject,
+  insufficientPermission,
 } from '@wharf/core';
 import { checkFilter, compiledFilterUpdate } from '../filters/endpoint-filter';
 import { brokerUrlRefusal } from '../destinations/broker-target';
@@ -18,6 +19,7 @@ import { StoredDestination, sealDestination } from './endpoint-config';
 import { sealCredentials } from './endpoint-credentials';
 import { keepStoredCredentials } from './endpoint-credentials-open';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
+import { EventVisibility } from '../events/event-visibility';
 import { encryptSecret, generateSecret } from './secrets';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -26,6 +28,9 @@ const NOT_NULL: Record<string, string> = {
   ordering: '"none" or "entity"',
   payload: '"full" or "thin"',
 };
+
+/** The fields that decide what data an endpoint receives, and where. */
+const RECEIVES = ['url', 'type', 'config', 'events', 'payload', 'filter'];
 
 /** Disabling records when and why; enabling clears that and the failure streak that auto-disables. */
 function setStatus(values: Record<string, unknown>, status: unknown): void {
@@ -45,6 +50,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly catalog: WebhookEventCatalog,
+    private readonly visibility: EventVisibility,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,6 +58,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
     const kept = keepStoredCredentials(values, undefined, this.config);
     this.check(values, undefined, [...kept, ...this.destination(values)]);
     values.events ??= ['*'];
+    this.mayReceive(values.events as string[]);
     values.max_in_flight ??= this.config.webhooks.endpointConcurrency;
     values.secret ??= encryptSecret(generateSecret(), this.config.appKey);
     if (values.status === 'disabled') setStatus(values, 'disabled');
@@ -70,6 +77,9 @@ export class WebhookEndpointHooks implements ResourceHooks {
     if (enabling && type !== HTTP_TYPE && values.config === undefined)
       kept.push(...this.recheckBroker(before));
     this.check(values, recheck ? (before.url as string) : undefined, kept, type);
+    // Where its events go and what they carry: the caller must read all that it subscribes to.
+    if (RECEIVES.some((field) => values[field] !== undefined))
+      this.mayReceive((values.events ?? before.events) as string[]);
     if (values.url !== undefined && values.url !== before.url) values.verified_at = null;
     if (values.status !== undefined && values.status !== before.status) setStatus(values, values.status);
   }
@@ -111,6 +121,16 @@ export class WebhookEndpointHooks implements ResourceHooks {
           }),
         ]
       : [];
+  }
+
+  /** An endpoint receives the data of its events: a caller may subscribe it only to events it may read. */
+  private mayReceive(events: string[]): void {
+    const lacking = this.visibility.lackingFor(events);
+    if (lacking)
+      throw insufficientPermission(
+        lacking,
+        `An endpoint receives the data of the events it subscribes to: subscribing it to ${events.includes('*') ? 'every event' : events.join(', ')} needs ${lacking}, which this key or session lacks.`,
+      );
   }
 
   private check(

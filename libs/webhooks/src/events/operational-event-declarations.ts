@@ -14,6 +14,9 @@ function endpointExample(status: string, reason: string, message: string) {
   };
 }
 
+/** They tell of endpoints: whoever may read the endpoints may receive and read them. */
+export const ENDPOINTS_READ = 'webhooks.endpoints:read';
+
 const ABOUT =
   ' Subscribe by name ("*" does not include operational events). Never delivered to the endpoint it is about ' +
   '(data.webhook_endpoint_uuid): subscribe another endpoint to hear of it.';
@@ -25,6 +28,7 @@ const ABOUT =
 export const OPERATIONAL_EVENT_DECLARATIONS: (EventDeclaration & { name: OperationalEvent })[] = [
   {
     name: 'endpoint.disabled',
+    permission: ENDPOINTS_READ,
     description:
       'An endpoint stopped receiving deliveries. reason: gone_410 (it answered 410 Gone), failing_since (it failed ' +
       'without a success for WEBHOOKS_AUTO_DISABLE_AFTER_DAYS) or manual (disabled through the API).' +
@@ -33,11 +37,13 @@ export const OPERATIONAL_EVENT_DECLARATIONS: (EventDeclaration & { name: Operati
   },
   {
     name: 'endpoint.enabled',
+    permission: ENDPOINTS_READ,
     description: 'An endpoint was enabled again through the API (reason: manual).' + ABOUT,
     example: endpointExample('enabled', 'manual', 'Enabled by a user.'),
   },
   {
     name: 'endpoint.throttled',
+    permission: ENDPOINTS_READ,
     description:
       'Attempts to an endpoint timed out repeatedly: it gets one attempt at a time until one succeeds.' +
       ABOUT,
@@ -49,11 +55,13 @@ export const OPERATIONAL_EVENT_DECLARATIONS: (EventDeclaration & { name: Operati
   },
   {
     name: 'endpoint.unthrottled',
+    permission: ENDPOINTS_READ,
     description: 'A throttled endpoint answered an attempt successfully: its concurrency is back.' + ABOUT,
     example: endpointExample('enabled', 'success', 'An attempt succeeded: no longer throttled.'),
   },
   {
     name: 'endpoint.recovered',
+    permission: ENDPOINTS_READ,
     description: 'An endpoint whose attempts were failing answered one successfully.' + ABOUT,
     example: endpointExample(
       'enabled',
@@ -63,6 +71,7 @@ export const OPERATIONAL_EVENT_DECLARATIONS: (EventDeclaration & { name: Operati
   },
   {
     name: 'delivery.exhausted',
+    permission: ENDPOINTS_READ,
     description:
       'A delivery failed for good: its last retry failed, or the endpoint answered 410 Gone or is a blocked target. ' +
       'data is the delivery: its event, attempts made, and the last response status and error (null when none). ' +

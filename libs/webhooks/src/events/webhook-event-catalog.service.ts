@@ -5,6 +5,7 @@ import {
   APP_CONFIG,
   AppConfig,
   JsonSchema,
+  PermissionCatalog,
   ResourceAction,
   ResourceDefinition,
   ResourceRegistry,
@@ -31,6 +32,9 @@ export interface CatalogEvent {
   thin: { example: ThinEnvelope; schema: JsonSchema } | null;
 }
 
+/** What an event of no resource needs when its declaration names no permission. */
+export const EVENTS_READ = 'events:read';
+
 const ACTIONS: Record<ResourceAction, (resource: string) => string> = {
   created: (r) => `A ${r} was created; data is the new record.`,
   updated: (r) =>
@@ -46,13 +50,28 @@ const ACTIONS: Record<ResourceAction, (resource: string) => string> = {
 @Injectable()
 export class WebhookEventCatalog {
   private events?: Map<string, CatalogEvent>;
+  /** What a caller needs to receive or read each event: its resource's read permission. */
+  private readonly permissions = new Map<string, string>();
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly modules: ModulesContainer,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly catalog: PermissionCatalog,
   ) {}
+
+  /** The permission a caller needs to receive the event or read it (undefined: not in the catalog). */
+  permissionOf(name: string): string | undefined {
+    this.build();
+    return this.permissions.get(name);
+  }
+
+  /** The read permission of a resource's events. */
+  private readPermission(def: ResourceDefinition | undefined): string | undefined {
+    const scope = def && this.catalog.scopeOf(def.entity);
+    return scope && `${scope}:read`;
+  }
 
   private thin(def: ResourceDefinition | undefined, example: Envelope, description: string) {
     const path = def && resourceCollectionPath(def);
@@ -107,6 +126,7 @@ export class WebhookEventCatalog {
           ),
           thin: this.thin(def, envelope, declared.description),
         });
+        this.permissions.set(declared.name, declared.permission ?? this.readPermission(def) ?? EVENTS_READ);
       }
     }
     events.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -140,6 +160,7 @@ export class WebhookEventCatalog {
         schema: eventSchema(name, description, def, additionalSchema, this.dataSource),
         thin: this.thin(def, example, description),
       });
+      this.permissions.set(name, this.readPermission(def) ?? EVENTS_READ);
     }
     return events;
   }

@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SignedIn } from '@wharf/core';
 import { DESTINATION_TYPES } from '../destinations/destination-types';
 
 /** Each type as served: its config's JSON Schema, credentials included (the secret ones writeOnly). */
@@ -37,6 +38,8 @@ export const DESTINATION_TYPES_SCHEMA = {
 @Controller('destination-types')
 export class DestinationTypesController {
   @Get()
+  // A catalog of what the api offers, like GET /int/v1/permissions: open to any signed-in caller.
+  @SignedIn()
   @ApiOperation({
     operationId: 'listDestinationTypes',
     summary: 'Destination types and their config',

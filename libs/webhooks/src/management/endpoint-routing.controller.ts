@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiUuidParam, ReadByPost } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, Permission, ReadByPost } from '@wharf/core';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { EventRoutingService } from './event-routing.service';
 import { FilterTestDto } from './filter-test.dto';
@@ -16,6 +16,7 @@ export class EndpointRoutingController {
   ) {}
 
   @Get(':uuid/headers')
+  @Permission('webhooks.secrets:reveal')
   @ApiOperation({
     operationId: 'getWebhookEndpointHeaders',
     summary: 'Reveal the static headers, with values',
@@ -39,6 +40,7 @@ export class EndpointRoutingController {
   @Post(':uuid/filter-test')
   // Evaluates a filter and changes nothing: open to read-only portal sessions.
   @ReadByPost()
+  @Permission('webhooks.endpoints:read')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'testWebhookEndpointFilter',

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiUuidParam } from '@wharf/core';
+import { ApiUuidParam, Permission } from '@wharf/core';
 import { ERASURE_SCHEMA, ErasureRequestDto } from './erasure.dto';
 import { ErasureService } from './erasure.service';
 
@@ -14,6 +14,7 @@ export class ErasuresController {
   constructor(private readonly erasures: ErasureService) {}
 
   @Post()
+  @Permission('webhooks.erasures:write')
   @HttpCode(202)
   @ApiOperation({
     operationId: 'createErasure',
@@ -28,6 +29,7 @@ export class ErasuresController {
   }
 
   @Get(':uuid')
+  @Permission('webhooks.erasures:read')
   @ApiOperation({
     operationId: 'getErasure',
     summary: 'An erasure job and its audit',

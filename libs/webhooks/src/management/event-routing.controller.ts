@@ -1,12 +1,13 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiError, ApiErrors } from '@wharf/core';
+import { ApiError, ApiErrors, Permission } from '@wharf/core';
 import { EventRoutingService } from './event-routing.service';
 import { ROUTING_SCHEMA } from './routing.schema';
 import { EVENT_ID } from '../outbox/event-id';
 
 /** `GET /int/v1/events/:event_id/routing`: where one stored event went, endpoint by endpoint, and why. */
 @ApiTags('webhook-events')
+@Permission('events:read')
 @Controller('events')
 export class EventRoutingController {
   constructor(private readonly routing: EventRoutingService) {}

@@ -6,6 +6,7 @@ import { FilterEvaluator, FilterVerdict } from '../filters/filter-evaluator';
 import { isOperational, subscribes } from '../outbox/operational-events';
 import { DeliveryStore, EventRoutingRow } from '../store/delivery.store';
 import { readActionBody } from './action-body';
+import { EventVisibility } from '../events/event-visibility';
 import { FilterTestDto } from './filter-test.dto';
 
 /** Why an endpoint did or did not get a delivery of an event. */
@@ -43,10 +44,13 @@ export class EventRoutingService {
     private readonly store: DeliveryStore,
     private readonly filters: FilterEvaluator,
     private readonly endpoints: WebhookEndpointsService,
+    private readonly visibility: EventVisibility,
   ) {}
 
   async routing(eventId: string) {
-    const rows = await this.store.eventRouting(RequestContext.companyUuid(), eventId);
+    // An event the caller may not read is one it cannot know of either.
+    const readable = this.visibility.readableEvents() ?? null;
+    const rows = await this.store.eventRouting(RequestContext.companyUuid(), eventId, readable);
     if (!rows.length) throw ApiError.notFound(`No stored event ${eventId} in this company.`);
     const [first] = rows;
     const endpoints = rows.filter((row) => row.endpoint !== null);
@@ -110,7 +114,8 @@ export class EventRoutingService {
     }
     let payload: string;
     if (input.event_id !== undefined) {
-      const [row] = await this.store.eventRouting(RequestContext.companyUuid(), input.event_id);
+      const readable = this.visibility.readableEvents() ?? null;
+      const [row] = await this.store.eventRouting(RequestContext.companyUuid(), input.event_id, readable);
       if (!row)
         throw ApiError.invalid(
           attributePointer('event_id'),

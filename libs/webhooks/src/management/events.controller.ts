@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ApiErrors } from '@wharf/core';
+import { ApiErrors, Permission } from '@wharf/core';
 import { DEFAULT_LIMIT } from './events-query';
 import { EVENT_SCHEMA, EVENTS_PAGE_SCHEMA } from './events.schema';
 import { EventsService } from './events.service';
@@ -10,6 +10,7 @@ const query = (name: string, description: string, schema: object = { type: 'stri
 
 /** `GET /int/v1/events` and `GET /int/v1/events/:event_id`: what happened, for a receiver to catch up. */
 @ApiTags('events')
+@Permission('events:read')
 @Controller('events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

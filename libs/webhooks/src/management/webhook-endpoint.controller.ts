@@ -1,6 +1,6 @@
 import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiErrors, ApiUuidParam, Resource, resourceSchemas, schemaRef } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, Permission, Resource, resourceSchemas, schemaRef } from '@wharf/core';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { EndpointProbeService } from './endpoint-probe.service';
 import { ENDPOINT_QUEUE_SCHEMA, EndpointQueueService } from './endpoint-queue.service';
@@ -30,7 +30,8 @@ const ENDPOINT = schemaRef(schemas.single);
 /**
  * `/int/v1/webhook-endpoints`: list, get, update and delete are the generated resource routes; create
  * returns the secret once; the rest are the console's actions on one endpoint (its headers and filter
- * test in endpoint-routing.controller.ts).
+ * test in endpoint-routing.controller.ts). Reads need webhooks.endpoints:read, writes and actions
+ * webhooks.endpoints:write, the secret its own permissions.
  */
 @Resource(WebhookEndpoint)
 export class WebhookEndpointController {
@@ -60,6 +61,7 @@ export class WebhookEndpointController {
   }
 
   @Get(':uuid/secret')
+  @Permission('webhooks.secrets:reveal')
   @ApiOperation({
     operationId: 'getWebhookEndpointSecret',
     summary: 'Reveal the current signing secret',
@@ -89,6 +91,7 @@ export class WebhookEndpointController {
   }
 
   @Post(':uuid/rotate-secret')
+  @Permission('webhooks.secrets:rotate')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'rotateWebhookEndpointSecret',

@@ -1,10 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { orNull } from '@wharf/core';
+import { Permission, orNull } from '@wharf/core';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
 
 /** `GET /int/v1/webhook-events`: the event catalog, for picking an endpoint's events. */
 @ApiTags('webhook-events')
+@Permission('webhooks.endpoints:read')
 @Controller('webhook-events')
 export class WebhookEventsController {
   constructor(private readonly catalog: WebhookEventCatalog) {}

@@ -1,6 +1,6 @@
 import { HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiErrors, ApiUuidParam, Resource } from '@wharf/core';
+import { ApiErrors, ApiUuidParam, Permission, Resource } from '@wharf/core';
 import { DeliveryRecoveryService } from './delivery-recovery.service';
 import { QUEUED_DELIVERIES_SCHEMA } from './queued-deliveries.schema';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
@@ -14,6 +14,8 @@ export class WebhookRequestLogController {
   constructor(private readonly recovery: DeliveryRecoveryService) {}
 
   @Post(':uuid/resend')
+  // A delivery to an endpoint again, as recover does.
+  @Permission('webhooks.endpoints:write')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'resendWebhookRequestLog',

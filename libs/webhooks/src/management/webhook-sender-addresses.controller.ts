@@ -1,9 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { APP_CONFIG, AppConfig } from '@wharf/core';
+import { APP_CONFIG, AppConfig, Permission } from '@wharf/core';
 
 /** `GET /int/v1/webhook-sender-addresses`: egress addresses receivers may allowlist (WEBHOOKS_SENDER_ADDRESSES). */
 @ApiTags('webhook-sender-addresses')
+@Permission('webhooks.endpoints:read')
 @Controller('webhook-sender-addresses')
 export class WebhookSenderAddressesController {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

@@ -1,6 +1,7 @@
 import { BaseResource, BelongsTo, ResourceModel } from '@wharf/core';
 import { Column, Entity, Relation } from 'typeorm';
 import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
+import { EventVisibility } from '../events/event-visibility';
 import { REQUEST_LOGS_TABLE } from '../store/tables';
 import { WebhookRequestLogDto } from './webhook-request-log.dto';
 
@@ -22,6 +23,9 @@ export const ATTEMPT_STATUSES = ['successful', 'failed'];
   sortable: ['sent_at', 'status'],
   hidden: ['webhook_delivery_uuid'],
   events: false,
+  // webhooks.logs:read: a caller reads the rows of the events it may read (its permissions).
+  permission: 'logs',
+  visibility: { column: 'event', by: EventVisibility },
 })
 export class WebhookRequestLog extends BaseResource {
   @Column('uuid') webhook_endpoint_uuid: string;

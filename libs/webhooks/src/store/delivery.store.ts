@@ -16,7 +16,7 @@ import {
   PENDING_EVENTS_OF,
   PENDING_IN_EVENT_RANGE,
 } from './retention.sql';
-import { EVENT_ROUTING } from './routing.sql';
+import { EVENT_ROUTING, ReadableEvents } from './routing.sql';
 import { CHURN_STATS, CHURN_TABLES, ChurnStats, ChurnTable, vacuumStatement } from './upkeep.sql';
 
 /** A connection in a transaction of the caller's (retention checks and drops under its partition lock). */
@@ -158,9 +158,9 @@ export class DeliveryStore {
     return rows[0];
   }
 
-  /** One stored event of the company with each of its endpoints and the event's delivery there. */
-  async eventRouting(company: string, eventId: string): Promise<EventRoutingRow[]> {
-    return (await this.pool.query<EventRoutingRow>(EVENT_ROUTING, [company, eventId])).rows;
+  /** One stored event of the company, if `readable` (names; null: all) has it, with each endpoint. */
+  async eventRouting(company: string, eventId: string, readable: ReadableEvents): Promise<EventRoutingRow[]> {
+    return (await this.pool.query<EventRoutingRow>(EVENT_ROUTING, [company, eventId, readable])).rows;
   }
 
   /** What an endpoint's deliveries are doing now. */

@@ -50,7 +50,8 @@ LIMIT $9`;
 
 /**
  * One event of the company and where it went: each endpoint with a delivery of it now, or an attempt of it
- * in the request log (a delivered delivery is deleted), its state and attempts.
+ * in the request log (a delivered delivery is deleted), its state and attempts. $3: the event names the
+ * caller may read (NULL: any).
  */
 export const EVENT_DELIVERIES = `
 SELECT e.payload::text AS payload, x.webhook_endpoint_uuid, x.status, x.attempts, x.next_attempt_at
@@ -67,5 +68,5 @@ LEFT JOIN LATERAL (
   GROUP BY l.webhook_endpoint_uuid
   HAVING bool_or(l.status = 'successful')
 ) x ON true
-WHERE e.company_uuid = $1 AND e.event_id = $2
+WHERE e.company_uuid = $1 AND e.event_id = $2 AND ($3::text[] IS NULL OR e.name = ANY ($3::text[]))
 ORDER BY x.webhook_endpoint_uuid`;

@@ -19,6 +19,8 @@ export interface EventQuery {
   /** false: only events with a delivery that failed or is retrying; true: only those without; null: all. */
   deliverySuccess: boolean | null;
   limit: number;
+  /** The events the caller may read (by name); null: every event, no filter. */
+  readable?: readonly string[] | null;
 }
 
 export interface StoredEvent {
@@ -43,11 +45,15 @@ export class EventsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async list(query: EventQuery): Promise<StoredEvent[]> {
+    // The names asked for, of those the caller may read: the same bound list ($4) filters both.
+    const readable = query.readable ?? null;
+    const names = readable && (query.names?.filter((name) => readable.includes(name)) ?? [...readable]);
+    if (names?.length === 0) return [];
     const params: unknown[] = [
       query.company,
       query.below,
       query.atOrAbove,
-      query.names,
+      names ?? query.names,
       query.dataId,
       query.createdFrom,
       query.createdTo,
@@ -62,8 +68,16 @@ export class EventsStore {
     return rows;
   }
 
-  /** The event of the company, once per endpoint it went to (one row with nulls: none). */
-  async deliveries(company: string, eventId: string): Promise<EventDelivery[]> {
-    return (await poolOf(this.dataSource).query<EventDelivery>(EVENT_DELIVERIES, [company, eventId])).rows;
+  /**
+   * The event of the company, once per endpoint it went to (one row with nulls: none); none when `readable`
+   * (the names the caller may read; null: all) leaves it out.
+   */
+  async deliveries(
+    company: string,
+    eventId: string,
+    readable: readonly string[] | null = null,
+  ): Promise<EventDelivery[]> {
+    const params = [company, eventId, readable];
+    return (await poolOf(this.dataSource).query<EventDelivery>(EVENT_DELIVERIES, params)).rows;
   }
 }

@@ -1,8 +1,12 @@
 import { OPERATIONAL_EVENTS_SQL, subscribesSql } from '../outbox/operational-events';
 import { UNDISPATCHED_EVENTS } from './tables';
 
+/** The event names a caller may read ($3 below); null: every one. */
+export type ReadableEvents = readonly string[] | null;
+
 /**
- * One stored event ($2, its envelope id) of company $1 and every endpoint of the company beside it (none:
+ * One stored event ($2, its envelope id) of company $1, unless its name is not among $3 (the names the
+ * caller may read; NULL: any), and every endpoint of the company beside it (none:
  * one row with a null endpoint), with what became of the event there: its delivery's state, or whether the
  * request log holds a successful attempt (a delivered delivery is deleted). The console's routing view;
  * why an endpoint got no delivery is worked out from these columns (management/event-routing.service.ts).
@@ -19,5 +23,5 @@ SELECT e.name, e.payload::text AS payload, e.created_at AS event_created_at,
 FROM webhook_events e
 LEFT JOIN webhook_endpoints ep ON ep.company_uuid = e.company_uuid
 LEFT JOIN webhook_deliveries d ON d.webhook_endpoint_uuid = ep.uuid AND d.event_id = e.event_id
-WHERE e.company_uuid = $1 AND e.event_id = $2
+WHERE e.company_uuid = $1 AND e.event_id = $2 AND ($3::text[] IS NULL OR e.name = ANY ($3::text[]))
 ORDER BY ep.created_at, ep.uuid`;

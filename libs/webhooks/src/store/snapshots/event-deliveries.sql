@@ -12,5 +12,5 @@ LEFT JOIN LATERAL (
   GROUP BY l.webhook_endpoint_uuid
   HAVING bool_or(l.status = 'successful')
 ) x ON true
-WHERE e.company_uuid = $1 AND e.event_id = $2
+WHERE e.company_uuid = $1 AND e.event_id = $2 AND ($3::text[] IS NULL OR e.name = ANY ($3::text[]))
 ORDER BY x.webhook_endpoint_uuid

@@ -9,5 +9,5 @@ SELECT e.name, e.payload::text AS payload, e.created_at AS event_created_at,
 FROM webhook_events e
 LEFT JOIN webhook_endpoints ep ON ep.company_uuid = e.company_uuid
 LEFT JOIN webhook_deliveries d ON d.webhook_endpoint_uuid = ep.uuid AND d.event_id = e.event_id
-WHERE e.company_uuid = $1 AND e.event_id = $2
+WHERE e.company_uuid = $1 AND e.event_id = $2 AND ($3::text[] IS NULL OR e.name = ANY ($3::text[]))
 ORDER BY ep.created_at, ep.uuid
