@@ -11,7 +11,7 @@ describe('API_NODE_FLAGS', () => {
     ['the Dockerfile CMD', () => /^CMD (.*)$/m.exec(read('Dockerfile'))![1]],
     [
       "docker-compose's api command",
-      () => /\n {2}api:[\s\S]*?command: (.*)/.exec(read('docker-compose.yml'))![1],
+      () => /\n {2}api:[\s\S]*?command:\s*(\[[^\]]*\])/.exec(read('docker-compose.yml'))![1],
     ],
     ['npm run start:api', () => JSON.parse(read('package.json')).scripts['start:api']],
   ];
