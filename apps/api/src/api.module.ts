@@ -8,6 +8,7 @@ import {
   HealthModule,
   MetricsModule,
   HostComposition,
+  ReadReplicasModule,
   ResourcesModule,
   WharfConfigModule,
   extensionManifest,
@@ -26,6 +27,7 @@ export class ApiModule {
       imports: [
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
+        ReadReplicasModule.forRoot(),
         HealthModule,
         MetricsModule,
         AccessModule,

@@ -17,7 +17,7 @@ export class ResourceReader {
 
   constructor(
     private readonly def: ResourceDefinition,
-    /** The pool itself: a read needs no transaction of its own. */
+    /** The pool's reads (sqlOfReads): a read needs no transaction of its own, and may go to a replica. */
     private readonly sql: Sql,
   ) {
     this.frequentGrams = new FrequentGrams(def, sql);

@@ -14,7 +14,7 @@ import type {
 } from './resource-definition';
 import { ResourceReader } from './resource-reader';
 import { serialize } from './resource-serializer';
-import { Sql, sqlOfPool, sqlOfUnpinnedPool } from './sql-runner';
+import { Sql, sqlOfPool, sqlOfReads, sqlOfUnpinnedPool } from './sql-runner';
 import { runWriteTransaction } from './resource-transaction';
 import { RequestContext } from '../tenancy/request-context';
 import { KEY_TAKEN, Referrer, ResourceWriter } from './resource-writer';
@@ -62,7 +62,7 @@ export class ResourceService {
   ) {
     this.sql = sqlOfPool(poolOf(dataSource));
     this.unpinned = sqlOfUnpinnedPool(poolOf(dataSource));
-    this.reader = new ResourceReader(def, this.sql);
+    this.reader = new ResourceReader(def, sqlOfReads(poolOf(dataSource)));
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { poolOf } from '@wharf/core';
+import { poolOf, readQuery } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { EVENT_DELIVERIES, LIST_EVENTS, LIST_UNSUCCESSFUL_EVENTS } from './events.sql';
 
@@ -36,7 +36,8 @@ export interface EventDelivery {
 
 /**
  * The events API's reads of the outbox and the deliveries beside it: in the store, which alone reads
- * webhook_deliveries. Each is one statement from events.sql.ts (snapshots in snapshots/).
+ * webhook_deliveries. Each is one statement from events.sql.ts (snapshots in snapshots/), and may be
+ * served by a replica (readQuery).
  */
 @Injectable()
 export class EventsStore {
@@ -55,15 +56,17 @@ export class EventsStore {
       query.limit,
     ];
     const unsuccessfulOnly = query.deliverySuccess === false;
-    const { rows } = await poolOf(this.dataSource).query<StoredEvent>(
-      unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
-      unsuccessfulOnly ? params : [...params, query.deliverySuccess],
-    );
+    const { rows } = await readQuery<StoredEvent>(poolOf(this.dataSource), {
+      text: unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
+      values: unsuccessfulOnly ? params : [...params, query.deliverySuccess],
+    });
     return rows;
   }
 
   /** The event of the company, once per endpoint it went to (one row with nulls: none). */
   async deliveries(company: string, eventId: string): Promise<EventDelivery[]> {
-    return (await poolOf(this.dataSource).query<EventDelivery>(EVENT_DELIVERIES, [company, eventId])).rows;
+    const pool = poolOf(this.dataSource);
+    return (await readQuery<EventDelivery>(pool, { text: EVENT_DELIVERIES, values: [company, eventId] }))
+      .rows;
   }
 }
