@@ -35,10 +35,9 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-/** The key of a caller's writes: its portal session, else its API key. */
+/** The key of a caller's writes: its portal session, else its API key (random uuids both). */
 function callerOf(scope: RequestScope | undefined): string | undefined {
-  if (scope?.portal) return `p:${scope.portal.sessionUuid}`;
-  return scope?.apiKeyUuid === undefined ? undefined : `k:${scope.apiKeyUuid}`;
+  return scope?.portal?.sessionUuid ?? scope?.apiKeyUuid;
 }
 
 /**
