@@ -19,6 +19,8 @@ export interface ProxyRoute {
 
 export interface HeldStats {
   chunks: number;
+  /** Round trips begun: chunks from the client after an answer (or first on their connection). */
+  exchanges: number;
   mean_ms: number;
   p50_ms: number;
   p99_ms: number;
@@ -30,6 +32,7 @@ class Held {
   private samples: number[] = [];
   private count = 0;
   private sum = 0;
+  exchanges = 0;
 
   add(ms: number): void {
     this.count++;
@@ -44,6 +47,7 @@ class Held {
     const round = (ms: number) => Number(ms.toFixed(3));
     return {
       chunks: this.count,
+      exchanges: this.exchanges,
       mean_ms: round(this.count ? this.sum / this.count : 0),
       p50_ms: round(at(0.5)),
       p99_ms: round(at(0.99)),
@@ -201,8 +205,20 @@ export class DelayProxy {
     const held = () => this.held;
     const up = new DelayedPipe(upstream, delay, held);
     const down = new DelayedPipe(client, delay, held);
-    client.on('data', (chunk: Buffer) => up.push(chunk)).on('end', () => up.end());
-    upstream.on('data', (chunk: Buffer) => down.push(chunk)).on('end', () => down.end());
+    let answered = true;
+    client
+      .on('data', (chunk: Buffer) => {
+        if (answered) this.held.exchanges++;
+        answered = false;
+        up.push(chunk);
+      })
+      .on('end', () => up.end());
+    upstream
+      .on('data', (chunk: Buffer) => {
+        answered = true;
+        down.push(chunk);
+      })
+      .on('end', () => down.end());
     const close = () => {
       client.destroy();
       upstream.destroy();

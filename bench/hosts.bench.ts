@@ -179,7 +179,13 @@ async function alone(url: string, headers: Record<string, string>, route: Route)
 interface Deliveries {
   deliveries_per_second: number;
   commit_to_receipt: { p50_ms: number; p99_ms: number; delivered: number; events: number };
+  /** One event at a time: commit → receipt, and the round trips each took on the wire, by pair. */
+  alone: { p50_ms: number; round_trips_counted: Partial<Record<Pair, number>> };
 }
+
+/** Events sent one at a time for `alone`. */
+const EVENTS_ALONE = Number(process.env.BENCH_EVENTS_ALONE ?? 50);
+type Wire = () => Promise<Record<Pair, HeldStats>>;
 
 /** The receiver, and the webhook half of a round: a backlog drained by a fresh worker, then a paced run. */
 class Webhooks {
@@ -204,6 +210,7 @@ class Webhooks {
     headers: Record<string, string>,
     startWorker: () => ChildProcess,
     eventIds: () => Promise<Map<string, string>>,
+    wire: Wire,
   ): Promise<{ worker: ChildProcess; result: Deliveries }> {
     const client = new Agent({ connections: 32 });
     const post = async (i: number) => {
@@ -243,17 +250,54 @@ class Webhooks {
       .map(([eventId, at]) => at - (committed.get(ids.get(eventId) ?? '') ?? NaN))
       .filter((ms) => !Number.isNaN(ms))
       .sort((a, b) => a - b);
+    const delivered = this.receipts.size;
+    const one = await this.oneAtATime(post, eventIds, wire);
     await client.close();
     return {
       worker,
       result: {
+        alone: one,
         deliveries_per_second: Math.round(perSecond),
         commit_to_receipt: {
           p50_ms: Math.round(percentile(latencies, 50)),
           p99_ms: Math.round(percentile(latencies, 99)),
-          delivered: this.receipts.size,
+          delivered,
           events: total,
         },
+      },
+    };
+  }
+
+  /** Events one after another, each waited for at the receiver: the delivery path's own latency and round trips. */
+  private async oneAtATime(
+    post: (i: number) => Promise<string>,
+    eventIds: () => Promise<Map<string, string>>,
+    wire: Wire,
+  ): Promise<Deliveries['alone']> {
+    this.receipts.clear();
+    const before = await wire();
+    const committed = new Map<string, number>();
+    for (let i = 0; i < EVENTS_ALONE; i++) {
+      const had = this.receipts.size;
+      const uuid = await post(1_000_000 + i);
+      committed.set(uuid, performance.now());
+      while (this.receipts.size === had) await sleep(1);
+    }
+    const after = await wire();
+    const ids = await eventIds();
+    const latencies = [...this.receipts]
+      .map(([eventId, at]) => at - (committed.get(ids.get(eventId) ?? '') ?? NaN))
+      .filter((ms) => !Number.isNaN(ms))
+      .sort((a, b) => a - b);
+    const per = (pair: Pair) =>
+      Number(((after[pair].exchanges - before[pair].exchanges) / EVENTS_ALONE).toFixed(2));
+    return {
+      p50_ms: Number(percentile(latencies, 50).toFixed(1)),
+      round_trips_counted: {
+        'api-postgresql': per('api-postgresql'),
+        'worker-postgresql': per('worker-postgresql'),
+        'worker-redis': per('worker-redis'),
+        'worker-receiver': per('worker-receiver'),
       },
     };
   }
@@ -339,17 +383,35 @@ async function main() {
       for (const [name, route] of Object.entries(crud)) {
         if (WARMUP) await underLoad(url, headers, route, WARMUP);
         const loaded = await underLoad(url, headers, route, DURATION);
-        routesMeasured[name] = { ...loaded, alone_p50_ms: await alone(url, headers, route) };
+        const before = await proxies.stats();
+        const alone_p50_ms = await alone(url, headers, route);
+        const after = await proxies.stats();
+        // What a request alone sent each server: the round trips it waited for, counted on the wire.
+        const per = (pair: Pair) =>
+          Number(((after[pair].exchanges - before[pair].exchanges) / ALONE).toFixed(2));
+        routesMeasured[name] = {
+          ...loaded,
+          alone_p50_ms,
+          round_trips_counted: { postgresql: per('api-postgresql'), redis: per('api-redis') },
+        };
       }
       const held = await proxies.stats();
+      await proxies.setDelay(delay);
       if (worker) await stopProcess(worker);
-      const hooks = await webhooks.round(url, headers, () => startProcess('worker', workerEnv), eventIds);
+      const hooks = await webhooks.round(
+        url,
+        headers,
+        () => startProcess('worker', workerEnv),
+        eventIds,
+        () => proxies.stats(),
+      );
       worker = hooks.worker;
       rounds.push({
         delay_ms: delay,
         routes: routesMeasured,
         webhooks: hooks.result,
         held_during_routes: held,
+        held_during_webhooks: await proxies.stats(),
       });
       process.stdout.write(`delay ${delay} ms: ${JSON.stringify(rounds[rounds.length - 1])}\n`);
     }
@@ -367,14 +429,15 @@ type Round = {
   routes: Record<string, any>;
   webhooks: Deliveries;
   held_during_routes: Record<Pair, HeldStats>;
+  held_during_webhooks: Record<Pair, HeldStats>;
 };
 
 /** Prints the table and writes bench/results/hosts-latest.json, with the round trips each route's latency implies. */
 function report(rounds: Round[]) {
   const base = rounds.find((round) => round.delay_ms === 0);
   for (const round of rounds) {
-    // A request alone waits its round trips' delays in turn: each adds twice the one-way delay the proxy held.
-    const held = round.held_during_routes['api-postgresql'].p50_ms;
+    // A request alone waits its round trips' delays in turn: each adds twice what the proxy held on average.
+    const held = round.held_during_routes['api-postgresql'].mean_ms;
     for (const [name, measured] of Object.entries(round.routes)) {
       const before = base?.routes[name]?.alone_p50_ms as number | undefined;
       measured.round_trips_implied =
@@ -396,19 +459,22 @@ function report(rounds: Round[]) {
     },
     rounds,
   };
-  process.stdout.write('\ndelay ms  route      req/s   p50/p99 ms   alone p50 ms  round trips\n');
+  process.stdout.write(
+    '\ndelay ms  route      req/s   p50/p99 ms   alone p50 ms  round trips (latency; counted pg+redis)\n',
+  );
   for (const round of rounds) {
     for (const [name, m] of Object.entries(round.routes))
       process.stdout.write(
-        `${String(round.delay_ms).padEnd(8)}  ${name.padEnd(9)} ${String(m.rps).padStart(6)}   ${`${m.p50}/${m.p99}`.padEnd(11)}  ${String(m.alone_p50_ms).padStart(12)}  ${m.round_trips_implied ?? '–'}\n`,
+        `${String(round.delay_ms).padEnd(8)}  ${name.padEnd(9)} ${String(m.rps).padStart(6)}   ${`${m.p50}/${m.p99}`.padEnd(11)}  ${String(m.alone_p50_ms).padStart(12)}  ${m.round_trips_implied ?? '–'}; ${m.round_trips_counted.postgresql}+${m.round_trips_counted.redis}\n`,
       );
     const w = round.webhooks;
     process.stdout.write(
-      `${String(round.delay_ms).padEnd(8)}  webhooks: ${w.deliveries_per_second} deliveries/s; commit → receipt p50 ${w.commit_to_receipt.p50_ms} ms, p99 ${w.commit_to_receipt.p99_ms} ms (${w.commit_to_receipt.delivered}/${w.commit_to_receipt.events})\n`,
+      `${String(round.delay_ms).padEnd(8)}  webhooks: ${w.deliveries_per_second} deliveries/s; commit → receipt p50 ${w.commit_to_receipt.p50_ms} ms, p99 ${w.commit_to_receipt.p99_ms} ms (${w.commit_to_receipt.delivered}/${w.commit_to_receipt.events}); one at a time p50 ${w.alone.p50_ms} ms, round trips ${JSON.stringify(w.alone.round_trips_counted)}\n`,
     );
     const held = round.held_during_routes['api-postgresql'];
+    const hooks = round.held_during_webhooks['worker-postgresql'];
     process.stdout.write(
-      `${String(round.delay_ms).padEnd(8)}  held one way (api ↔ PostgreSQL): p50 ${held.p50_ms} ms, mean ${held.mean_ms} ms\n`,
+      `${String(round.delay_ms).padEnd(8)}  held one way: api ↔ PostgreSQL p50 ${held.p50_ms} ms, mean ${held.mean_ms} ms; worker ↔ PostgreSQL p50 ${hooks.p50_ms} ms, mean ${hooks.mean_ms} ms\n`,
     );
   }
   const dir = join(__dirname, '..', '..', 'bench', 'results');
