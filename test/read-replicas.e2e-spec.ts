@@ -174,6 +174,35 @@ describe('read replicas: reads on a streaming replica, read-your-writes per call
     }
   });
 
+  it("a portal session's reads wait for its own writes too, keyed by the session", async () => {
+    const opened = await call('POST', '/int/v1/portal-sessions', writer, {});
+    expect(opened.status).toBe(201);
+    const exchanged = await http(api.url, 'POST', '/int/v1/portal-sessions/exchange', {
+      body: { token: opened.body.portal_session.token },
+    });
+    const cookie = /^(wharf_portal=[^;]+)/.exec(exchanged.headers.get('set-cookie') ?? '')![1];
+    const portal = async (method: string, path: string, body?: unknown) => {
+      const res = await http(api.url, method, path, { body, headers: { cookie, 'x-wharf-portal': '1' } });
+      statuses.push(res.status);
+      return res;
+    };
+    await replayed();
+    await pauseReplay();
+    try {
+      const created = await portal('POST', '/int/v1/webhook-endpoints', {
+        webhook_endpoint: { url: 'http://127.0.0.1:9/portal', events: ['*'] },
+      });
+      expect(created.status).toBe(201);
+      const path = `/int/v1/webhook-endpoints/${created.body.webhook_endpoint.uuid}`;
+      const own = await servedBy(() => portal('GET', path));
+      expect({ status: own.result.status, by: own.by }).toEqual({ status: 200, by: 'primary' });
+      const other = await servedBy(() => call('GET', path, observer));
+      expect({ status: other.result.status, by: other.by }).toEqual({ status: 404, by: 'replica' });
+    } finally {
+      await resumeReplay();
+    }
+  });
+
   it('skips a replica further behind than DATABASE_REPLICA_MAX_LAG: /health says lagging, reads go to the primary', async () => {
     const strict = await startApi({
       config: { ...api.config, databaseReplicaMaxLagMs: 1000 },

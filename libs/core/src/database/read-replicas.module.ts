@@ -28,6 +28,7 @@ export class ReadReplicasHost implements OnModuleInit, OnApplicationShutdown {
     if (!config.databaseReplicaUrls.length) return;
     this.replicas = new ReadReplicas(
       poolOf(dataSource),
+      config.databaseUrl,
       config.databaseReplicaUrls,
       config.databaseReplicaMaxLagMs,
     );

@@ -21,11 +21,25 @@ interface Replica {
   /** 1-based, in the order of DATABASE_REPLICA_URLS: the `replica` label of its metrics. */
   number: number;
   pool: Pool;
+  /** The sampler's own connection. */
+  sampler: Pool;
   state: ReplicaState;
   replayed?: bigint;
   lagMs: number;
   /** Sampled once at least (its first state is logged, whatever it is). */
   seen?: boolean;
+}
+
+/** The api's pool of `max` connections to `url`; a connection that dies idle is the sampler's to notice. */
+function poolOf(url: string, max: number, name: string): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 2000,
+    application_name: name,
+  });
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -52,6 +66,11 @@ export class ReadReplicas {
   private readonly logger = new Logger('replicas');
   private readonly replicas: Replica[];
   private readonly positions: PrimaryPositions;
+  /**
+   * The samples run on connections of their own: a pool saturated by reads never delays them, and they never
+   * take the place of a read's last statement in pg_stat_activity.
+   */
+  private readonly primarySampler: Pool;
   private samplesStarted = 0;
   private sampling?: Promise<void>;
   private timer?: NodeJS.Timeout;
@@ -61,21 +80,19 @@ export class ReadReplicas {
 
   constructor(
     readonly primary: Pool,
+    primaryUrl: string,
     urls: string[],
     private readonly maxLagMs: number,
   ) {
     this.positions = new PrimaryPositions(maxLagMs + SAMPLE_TIMEOUT_MS);
-    this.replicas = urls.map((url, i) => {
-      const pool = new Pool({
-        connectionString: url,
-        max: 20,
-        connectionTimeoutMillis: 2000,
-        application_name: 'wharf-api',
-      });
-      // An idle connection whose replica went away: the next sample finds it down.
-      pool.on('error', () => undefined);
-      return { number: i + 1, pool, state: 'down', lagMs: Infinity };
-    });
+    this.primarySampler = poolOf(primaryUrl, 1, 'wharf-api-sampler');
+    this.replicas = urls.map((url, i) => ({
+      number: i + 1,
+      pool: poolOf(url, 20, 'wharf-api'),
+      sampler: poolOf(url, 1, 'wharf-api-sampler'),
+      state: 'down',
+      lagMs: Infinity,
+    }));
   }
 
   /** Samples once, then every REPLICA_SAMPLE_MS. */
@@ -90,7 +107,11 @@ export class ReadReplicas {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.sampling;
-    await Promise.all(this.replicas.map((replica) => replica.pool.end().catch(() => undefined)));
+    const pools = [
+      this.primarySampler,
+      ...this.replicas.flatMap((replica) => [replica.pool, replica.sampler]),
+    ];
+    await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
   }
 
   /** Each replica's state and lag (in seconds, Infinity when unknown), in configuration order. */
@@ -144,7 +165,7 @@ export class ReadReplicas {
     const sample = ++this.samplesStarted;
     let written: bigint;
     try {
-      const { rows } = await within(this.primary.query(PRIMARY_POSITION), SAMPLE_TIMEOUT_MS);
+      const { rows } = await within(this.primarySampler.query(PRIMARY_POSITION), SAMPLE_TIMEOUT_MS);
       written = parseLsn(rows[0].written);
       this.marks.settle(sample, parseLsn(rows[0].inserted));
     } catch {
@@ -159,7 +180,7 @@ export class ReadReplicas {
 
   private async sampleReplica(replica: Replica): Promise<void> {
     try {
-      const { rows } = await within(replica.pool.query(REPLAY_POSITION), SAMPLE_TIMEOUT_MS);
+      const { rows } = await within(replica.sampler.query(REPLAY_POSITION), SAMPLE_TIMEOUT_MS);
       if (rows[0].replayed === null) throw new Error('not a standby (pg_last_wal_replay_lsn() is null)');
       replica.replayed = parseLsn(rows[0].replayed);
     } catch (error) {
