@@ -6,6 +6,7 @@ import { dataSourceOptions } from '@wharf/core';
 import { AccountsService } from '@wharf/accounts';
 import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
+import { replicaRound } from './api-replica';
 import { scaleRound } from './api-scale';
 import { countPostgresOf, postgresSecondsBetween, serverCpuSeconds } from './process-cpu';
 import {
@@ -372,7 +373,9 @@ async function main() {
 
 // `--scale` (or BENCH_SCALE_ROWS): the scale round only, 10k vs 1M warehouses in one company (api-scale.ts).
 const scale = process.argv.includes('--scale') || process.env.BENCH_SCALE_ROWS !== undefined;
-(scale ? scaleRound() : main()).catch((error) => {
+// BENCH_REPLICA=1: the replica round only, reads on a streaming replica against reads on the primary.
+const replica = process.env.BENCH_REPLICA === '1';
+(replica ? replicaRound(seed) : scale ? scaleRound() : main()).catch((error) => {
   process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(1);
 });

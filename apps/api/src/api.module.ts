@@ -9,6 +9,7 @@ import {
   MetricsModule,
   HostComposition,
   PermissionsModule,
+  ReadReplicasModule,
   ResourcesModule,
   WharfConfigModule,
   extensionManifest,
@@ -27,6 +28,7 @@ export class ApiModule {
       imports: [
         WharfConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.databaseUrl, host.manifests),
+        ReadReplicasModule.forRoot(),
         HealthModule,
         MetricsModule,
         AccessModule,

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Whether the api can serve (readiness), and whether PostgreSQL and Redis are reachable
-         * @description Public (no API key): for load balancers, readiness probes and healthchecks. Each check is given 1.5 s. Redis down is `degraded`, still 200: the api serves without it (unless `RATE_LIMIT_FAIL=closed`).
+         * @description Public (no API key): for load balancers, readiness probes and healthchecks. Each check is given 1.5 s. Redis down is `degraded`, still 200: the api serves without it (unless `RATE_LIMIT_FAIL=closed`); so is a read replica down or lagging, whose reads go to the primary.
          */
         get: operations["health"];
         put?: never;
@@ -3165,7 +3165,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The api serves: `ok`, or `degraded` while Redis is down. */
+            /** @description The api serves: `ok`, or `degraded` while Redis or a read replica is down. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
@@ -3181,6 +3181,8 @@ export interface operations {
                             database: "up" | "down";
                             /** @enum {string} */
                             redis: "up" | "down";
+                            /** @description With read replicas (DATABASE_REPLICA_URLS) only: each one, in that order. `lagging`: further behind than DATABASE_REPLICA_MAX_LAG. Either way its reads go to the primary. */
+                            replicas?: ("up" | "down" | "lagging")[];
                         };
                     };
                 };
@@ -3202,6 +3204,8 @@ export interface operations {
                             database: "up" | "down";
                             /** @enum {string} */
                             redis: "up" | "down";
+                            /** @description With read replicas (DATABASE_REPLICA_URLS) only: each one, in that order. `lagging`: further behind than DATABASE_REPLICA_MAX_LAG. Either way its reads go to the primary. */
+                            replicas?: ("up" | "down" | "lagging")[];
                         };
                     };
                 };

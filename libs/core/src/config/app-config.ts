@@ -7,6 +7,10 @@ export interface KernelConfig {
   host: string;
   port: number;
   databaseUrl: string;
+  /** Streaming replicas the api may read from (DATABASE_REPLICA_URLS); empty: every read on the primary. */
+  databaseReplicaUrls: string[];
+  /** A replica further behind than this is skipped until it catches up. */
+  databaseReplicaMaxLagMs: number;
   redisUrl: string;
   /** Redis Cluster seed nodes (host:port); when set, REDIS_URL only supplies credentials and TLS. */
   redisClusterNodes: { host: string; port: number }[] | undefined;

@@ -18,6 +18,20 @@ describe('loadConfig', () => {
     expect(config.adminToken).toBeUndefined();
     expect(config.redisClusterNodes).toBeUndefined();
     expect(config.portalFrameAncestors).toEqual(["'self'"]);
+    expect(config.databaseReplicaUrls).toEqual([]);
+    expect(config.databaseReplicaMaxLagMs).toBe(5000);
+  });
+
+  it('reads the replicas to read from and how far behind one may be', () => {
+    const config = loadConfig({
+      DATABASE_REPLICA_URLS: 'postgres://r1:5432/wharf, postgresql://u:p@r2/wharf',
+      DATABASE_REPLICA_MAX_LAG: '500ms',
+    });
+    expect(config.databaseReplicaUrls).toEqual(['postgres://r1:5432/wharf', 'postgresql://u:p@r2/wharf']);
+    expect(config.databaseReplicaMaxLagMs).toBe(500);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'mysql://u:hunter2@r/x' })).toThrow(
+      /got "mysql:\/\/u:\*\*\*@r\/x"/,
+    );
   });
 
   it('reads the origins that may frame the console', () => {
@@ -68,6 +82,12 @@ describe('loadConfig', () => {
     ['PORTAL_FRAME_ANCESTORS', 'https://app.example.com/path', /PORTAL_FRAME_ANCESTORS must be 'self'/],
     ['PORTAL_FRAME_ANCESTORS', 'https://a.example.com; script-src *', /PORTAL_FRAME_ANCESTORS must be/],
     ['PORTAL_FRAME_ANCESTORS', "'none' https://a.example.com", /cannot be combined/],
+    [
+      'DATABASE_REPLICA_URLS',
+      'postgres://r1/wharf,mysql://r2/x',
+      /DATABASE_REPLICA_URLS must be a comma list of postgres:\/\/ URLs/,
+    ],
+    ['DATABASE_REPLICA_MAX_LAG', '0s', /DATABASE_REPLICA_MAX_LAG must be a positive duration/],
     ['REDIS_CLUSTER_NODES', '127.0.0.1:7000,nohost', /REDIS_CLUSTER_NODES must be a comma list of host:port/],
   ])('rejects %s=%s with one line naming the variable', (name, value, message) => {
     let error: unknown;

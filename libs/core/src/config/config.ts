@@ -23,6 +23,28 @@ function clusterNodes(env: Env): { host: string; port: number }[] | undefined {
   });
 }
 
+/** DATABASE_REPLICA_URLS: a comma list of postgres:// URLs of streaming replicas (none by default). */
+function replicaUrls(env: Env): string[] {
+  const entries = read(env, 'DATABASE_REPLICA_URLS', '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(entry).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+      throw new ConfigError(
+        'DATABASE_REPLICA_URLS',
+        `must be a comma list of postgres:// URLs, got "${redactUrl(entry)}"`,
+      );
+  }
+  return entries;
+}
+
 /**
  * PORTAL_FRAME_ANCESTORS: the pages that may frame the console, as CSP `frame-ancestors` sources: `'self'`,
  * `'none'`, or origins (`https://app.example.com`, `https://*.example.com`). Default `'self'`.
@@ -140,6 +162,8 @@ function kernelConfig(env: Env): KernelConfig {
     host: read(env, 'HOST', '0.0.0.0'),
     port,
     databaseUrl,
+    databaseReplicaUrls: replicaUrls(env),
+    databaseReplicaMaxLagMs: positiveDuration(env, 'DATABASE_REPLICA_MAX_LAG', '5s'),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     ...queue,
     appKey: key.key,

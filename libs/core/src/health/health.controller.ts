@@ -11,7 +11,17 @@ const HEALTH_SCHEMA = {
     status: { type: 'string', enum: ['ok', 'degraded', 'error'] },
     checks: {
       type: 'object',
-      properties: { database: CHECK, redis: CHECK },
+      properties: {
+        database: CHECK,
+        redis: CHECK,
+        replicas: {
+          type: 'array',
+          description:
+            'With read replicas (DATABASE_REPLICA_URLS) only: each one, in that order. `lagging`: further ' +
+            'behind than DATABASE_REPLICA_MAX_LAG. Either way its reads go to the primary.',
+          items: { type: 'string', enum: ['up', 'down', 'lagging'] },
+        },
+      },
       required: ['database', 'redis'],
     },
   },
@@ -35,10 +45,11 @@ export class HealthController {
     summary: 'Whether the api can serve (readiness), and whether PostgreSQL and Redis are reachable',
     description:
       'Public (no API key): for load balancers, readiness probes and healthchecks. Each check is given ' +
-      '1.5 s. Redis down is `degraded`, still 200: the api serves without it (unless `RATE_LIMIT_FAIL=closed`).',
+      '1.5 s. Redis down is `degraded`, still 200: the api serves without it (unless `RATE_LIMIT_FAIL=closed`); ' +
+      'so is a read replica down or lagging, whose reads go to the primary.',
   })
   @ApiOkResponse({
-    description: 'The api serves: `ok`, or `degraded` while Redis is down.',
+    description: 'The api serves: `ok`, or `degraded` while Redis or a read replica is down.',
     schema: HEALTH_SCHEMA,
   })
   @ApiServiceUnavailableResponse({

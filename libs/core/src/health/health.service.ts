@@ -5,16 +5,20 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { createFailFastRedis } from '../redis/redis';
+import { readReplicasOf, type ReplicaState } from '../database/read-replicas';
+import { poolOf } from '../database/typeorm-pg';
 import { Dependency } from '../common/outage';
 
 export type CheckState = 'up' | 'down';
 /**
  * ok: everything is up; degraded: Redis is down, which the api serves without (its outbox is in
- * PostgreSQL; rate limiting then fails open); error: a service the api cannot serve without is down.
+ * PostgreSQL; rate limiting then fails open), or a read replica is down or lagging (its reads go to the
+ * primary); error: a service the api cannot serve without is down.
  */
 export interface HealthReport {
   status: 'ok' | 'degraded' | 'error';
-  checks: { database: CheckState; redis: CheckState };
+  /** `replicas` only with DATABASE_REPLICA_URLS: each replica's state, in that order, as last sampled. */
+  checks: { database: CheckState; redis: CheckState; replicas?: ReplicaState[] };
 }
 
 const CHECK_TIMEOUT_MS = 1500;
@@ -43,8 +47,12 @@ export class HealthService implements OnApplicationShutdown {
   async check(): Promise<HealthReport> {
     const [database, redis] = await Promise.all([this.probe('database'), this.probe('redis')]);
     const serves = database === 'up' && (redis === 'up' || !this.needsRedis);
-    const status = !serves ? 'error' : redis === 'up' ? 'ok' : 'degraded';
-    return { status, checks: { database, redis } };
+    const replicas = readReplicasOf(poolOf(this.dataSource))
+      ?.states()
+      .map((replica) => replica.state);
+    const whole = redis === 'up' && (replicas ?? []).every((state) => state === 'up');
+    const status = !serves ? 'error' : whole ? 'ok' : 'degraded';
+    return { status, checks: replicas ? { database, redis, replicas } : { database, redis } };
   }
 
   async probe(dependency: Dependency): Promise<CheckState> {

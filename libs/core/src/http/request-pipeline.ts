@@ -19,6 +19,7 @@ import {
   runGates,
   runSends,
 } from './pipeline-stage';
+import { configureReadYourWrites } from './read-your-writes';
 import { logRequests } from './request-log';
 import { serveResourceRoutes } from './resource-routes';
 
@@ -29,7 +30,7 @@ import { serveResourceRoutes } from './resource-routes';
 export const REQUEST_PIPELINE = {
   onRequest: ['request-context', 'options', 'cors', 'json-only'],
   preHandler: ['query', 'authenticate', 'rate-limit', 'idempotency'],
-  onSend: ['conventions', 'idempotency-answer'],
+  onSend: ['conventions', 'idempotency-answer', 'read-your-writes'],
   onResponse: ['idempotency-release', 'after-response', 'metrics', 'request-log'],
 } as const satisfies Record<Phase, readonly string[]>;
 
@@ -64,7 +65,11 @@ async function pipelineStages(app: NestFastifyApplication, config: AppConfig): P
       'rate-limit': access.rateLimit,
       idempotency: keyed.replayOrPin,
     },
-    onSend: { conventions: everyRoute(conventions), 'idempotency-answer': keyed.answered },
+    onSend: {
+      conventions: everyRoute(conventions),
+      'idempotency-answer': keyed.answered,
+      'read-your-writes': configureReadYourWrites(app),
+    },
     onResponse: {
       'idempotency-release': keyed.abandoned,
       'after-response': everyRoute(responded),

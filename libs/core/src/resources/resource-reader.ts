@@ -17,7 +17,7 @@ export class ResourceReader {
 
   constructor(
     private readonly def: ResourceDefinition,
-    /** The pool itself: a read needs no transaction of its own. */
+    /** The pool's reads (sqlOfReads): a read needs no transaction of its own, and may go to a replica. */
     private readonly sql: Sql,
     /** Which rows the caller may read, when the resource limits them (ResourceModelOptions.visibility). */
     private readonly visibility?: RowVisibility,

@@ -15,7 +15,7 @@ import type {
 } from './resource-definition';
 import { ResourceReader } from './resource-reader';
 import { serialize } from './resource-serializer';
-import { Sql, sqlOfPool, sqlOfUnpinnedPool } from './sql-runner';
+import { Sql, sqlOfPool, sqlOfReads, sqlOfUnpinnedPool } from './sql-runner';
 import { runWriteTransaction } from './resource-transaction';
 import { RequestContext } from '../tenancy/request-context';
 import { KEY_TAKEN, Referrer, ResourceWriter } from './resource-writer';
@@ -65,7 +65,7 @@ export class ResourceService {
   ) {
     this.sql = sqlOfPool(poolOf(dataSource));
     this.unpinned = sqlOfUnpinnedPool(poolOf(dataSource));
-    this.reader = new ResourceReader(def, this.sql, visibility);
+    this.reader = new ResourceReader(def, sqlOfReads(poolOf(dataSource)), visibility);
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
 

@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
 import { queryUnpinned } from '../database/pinned-connection';
+import { readQuery } from '../database/read-replicas';
 import { clientOf } from '../database/typeorm-pg';
 
 /** Anything that can run a statement and give back rows. */
@@ -20,6 +21,11 @@ function statement(sql: string, params: unknown[], prepared?: boolean) {
 
 export const sqlOfPool = (pool: Pool): Sql => ({
   rows: async (sql, params, prepared) => (await pool.query(statement(sql, params, prepared))).rows,
+});
+
+/** Reads only: on the pool, or on one of the api's replicas where read-replicas.ts allows it. */
+export const sqlOfReads = (pool: Pool): Sql => ({
+  rows: async (sql, params, prepared) => (await readQuery(pool, statement(sql, params, prepared))).rows,
 });
 
 /** sqlOfPool on a connection of the pool's own even while the request has one pinned (pinned-connection.ts). */

@@ -25,6 +25,8 @@ interface ScopeHolder {
   scope?: RequestScope;
   /** The connection every statement of the request runs on, when one is pinned (see pinned-connection.ts). */
   connection?: object;
+  /** A GET or HEAD: its reads may be served by a replica (database/read-replicas.ts). */
+  readsOnly?: boolean;
   /** Work for once a successful response is sent: by then whatever the request wrote has committed. */
   afterResponse?: (() => void)[];
 }
@@ -45,7 +47,8 @@ export const RequestContext = {
    * rxjs chain, about a tenth of the api's allocations on GET one.
    */
   open(next: () => void, request?: object): void {
-    const holder: ScopeHolder = {};
+    const method = (request as { method?: string } | undefined)?.method;
+    const holder: ScopeHolder = { readsOnly: method === 'GET' || method === 'HEAD' };
     if (request) (request as Record<symbol, ScopeHolder>)[HOLDER] = holder;
     storage.run(holder, next);
   },
@@ -76,6 +79,10 @@ export const RequestContext = {
     const holder = storage.getStore();
     if (!holder) throw new Error('No request scope opened: RequestContext.open must wrap the request');
     holder.connection = connection;
+  },
+  /** Whether the request being handled only reads (GET, HEAD): false outside a request. */
+  readsOnly(): boolean {
+    return storage.getStore()?.readsOnly === true;
   },
   pinnedConnection(): object | undefined {
     return storage.getStore()?.connection;

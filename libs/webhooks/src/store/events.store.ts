@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { poolOf } from '@wharf/core';
+import { poolOf, readQuery } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { EVENT_DELIVERIES, LIST_EVENTS, LIST_UNSUCCESSFUL_EVENTS } from './events.sql';
 
@@ -38,7 +38,8 @@ export interface EventDelivery {
 
 /**
  * The events API's reads of the outbox and the deliveries beside it: in the store, which alone reads
- * webhook_deliveries. Each is one statement from events.sql.ts (snapshots in snapshots/).
+ * webhook_deliveries. Each is one statement from events.sql.ts (snapshots in snapshots/), and may be
+ * served by a replica (readQuery).
  */
 @Injectable()
 export class EventsStore {
@@ -61,10 +62,10 @@ export class EventsStore {
       query.limit,
     ];
     const unsuccessfulOnly = query.deliverySuccess === false;
-    const { rows } = await poolOf(this.dataSource).query<StoredEvent>(
-      unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
-      unsuccessfulOnly ? params : [...params, query.deliverySuccess],
-    );
+    const { rows } = await readQuery<StoredEvent>(poolOf(this.dataSource), {
+      text: unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
+      values: unsuccessfulOnly ? params : [...params, query.deliverySuccess],
+    });
     return rows;
   }
 
@@ -77,7 +78,8 @@ export class EventsStore {
     eventId: string,
     readable: readonly string[] | null = null,
   ): Promise<EventDelivery[]> {
-    const params = [company, eventId, readable];
-    return (await poolOf(this.dataSource).query<EventDelivery>(EVENT_DELIVERIES, params)).rows;
+    const pool = poolOf(this.dataSource);
+    const values = [company, eventId, readable];
+    return (await readQuery<EventDelivery>(pool, { text: EVENT_DELIVERIES, values })).rows;
   }
 }

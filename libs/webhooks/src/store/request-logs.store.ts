@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { poolOf } from '@wharf/core';
+import { poolOf, readQuery } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { newEventId } from '../outbox/event-id';
 import { Attempt } from '../transport/destination';
@@ -58,12 +58,15 @@ export class RequestLogStore {
     return poolOf(this.dataSource);
   }
 
-  /** Attempts per bucket, only the buckets with attempts, oldest first. */
+  /** Attempts per bucket, only the buckets with attempts, oldest first; may be served by a replica. */
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
     const { company, from, to, endpoint, retries, interval } = query;
-    const params = [company, from, to, endpoint, retries, interval];
-    return (await this.pool.query<ActivityBucket>(ACTIVITY_BUCKETS, params)).rows;
+    const values = [company, from, to, endpoint, retries, interval];
+    return (await readQuery<ActivityBucket>(this.pool, { text: ACTIVITY_BUCKETS, values })).rows;
   }
+
+  // The live stream's reads stay on the primary: it is woken by the primary's NOTIFY, and a replay after a
+  // reconnect must hold every row committed before the stream resumed, which a replica may not have yet.
 
   /** The company's rows sent at or after `sinceMs`, after `after` when given, at most `limit`. */
   async rowsSince(

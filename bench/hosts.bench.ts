@@ -1,0 +1,488 @@
+import 'reflect-metadata';
+import { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { dataSourceOptions } from '@wharf/core';
+import { AccountsService } from '@wharf/accounts';
+import { composeWharf } from '@wharf/webhooks';
+import { DataSource } from 'typeorm';
+import { Agent, request } from 'undici';
+import {
+  benchConfig,
+  forkScript,
+  percentile,
+  sleep,
+  startProcess,
+  stopProcess,
+  waitFor,
+  withBenchDatabase,
+} from './bench-support';
+import type { HeldStats, ProxyRoute } from './delay-proxy';
+import { freePort } from './ports';
+
+/**
+ * The stack across hosts: a delaying TCP proxy (delay-proxy.ts) between every pair that talks — api ↔
+ * PostgreSQL, api ↔ Redis, worker ↔ PostgreSQL, worker ↔ Redis, worker → receiver — at each one-way delay of
+ * BENCH_DELAYS. Per delay: req/s and p99 of the CRUD routes under load, each route's latency alone (from
+ * which the round trips it makes follow), deliveries/s draining a backlog, and commit → receipt at a rate.
+ */
+const DELAYS = (process.env.BENCH_DELAYS ?? '0,0.5,2').split(',').map(Number);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const ALONE = Number(process.env.BENCH_ALONE ?? 200);
+const WAREHOUSES = Number(process.env.BENCH_WAREHOUSES ?? 2_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 5);
+const W = '/inventory/int/v1/warehouses';
+/** The webhook rounds create vehicles, to which alone the endpoint subscribes: the CRUD routes' warehouses leave no backlog. */
+const V = '/fleet/int/v1/vehicles';
+
+type Pair = 'api-postgresql' | 'api-redis' | 'worker-postgresql' | 'worker-redis' | 'worker-receiver';
+
+/** The proxies' process, driven over IPC. */
+class Proxies {
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(routes: ProxyRoute[]): Promise<Proxies> {
+    const child = forkScript(join(__dirname, 'delay-proxy.js'), {
+      DELAY_PROXY_ROUTES: JSON.stringify(routes),
+    });
+    const proxies = new Proxies(child);
+    await proxies.ask({}, 'ready');
+    return proxies;
+  }
+
+  private ask<T>(message: object, answer: string): Promise<T> {
+    return new Promise((resolve) => {
+      const on = (reply: Record<string, unknown>) => {
+        if (!(answer in reply)) return;
+        this.child.off('message', on);
+        resolve(reply[answer] as T);
+      };
+      this.child.on('message', on);
+      if (Object.keys(message).length) this.child.send(message);
+    });
+  }
+
+  setDelay(delayMs: number): Promise<number> {
+    return this.ask({ delayMs }, 'delayMs');
+  }
+
+  stats(): Promise<Record<Pair, HeldStats>> {
+    return this.ask({ stats: true }, 'stats');
+  }
+
+  stop(): Promise<void> {
+    return stopProcess(this.child);
+  }
+}
+
+/** `url` with its host and port replaced by the proxy's. */
+function through(url: string, port: number): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(port);
+  return parsed.toString();
+}
+
+async function seed(dataSource: DataSource, company: string): Promise<string[]> {
+  await dataSource.query(
+    `INSERT INTO warehouses (company_uuid, name, address, city, state, zip, capacity)
+     SELECT $1, 'Warehouse ' || lpad(i::text, 6, '0'), i || ' Dock Road', 'City ' || (i % 50), 'ST', '00000', i
+     FROM generate_series(1, $2) i`,
+    [company, WAREHOUSES],
+  );
+  await dataSource.query('ANALYZE warehouses');
+  return (await dataSource.query('SELECT uuid FROM warehouses')).map((r: { uuid: string }) => r.uuid);
+}
+
+function crudRoutes(uuids: string[]) {
+  const pick = () => uuids[Math.floor(Math.random() * uuids.length)];
+  let n = 0;
+  const body = () =>
+    JSON.stringify({
+      warehouse: {
+        name: `Hosts ${++n}`,
+        address: '1 Quay',
+        city: 'City 7',
+        state: 'ST',
+        zip: '0',
+        capacity: n,
+      },
+    });
+  return {
+    'GET one': { method: 'GET', path: () => `${W}/${pick()}` },
+    'GET list': { method: 'GET', path: () => `${W}?limit=30&sort=name&city=City%207` },
+    POST: { method: 'POST', path: () => W, body },
+    PUT: {
+      method: 'PUT',
+      path: () => `${W}/${pick()}`,
+      body: () => JSON.stringify({ warehouse: { capacity: ++n } }),
+    },
+  } as Record<string, { method: string; path: () => string; body?: () => string }>;
+}
+
+type Route = ReturnType<typeof crudRoutes>[string];
+
+function underLoad(url: string, headers: Record<string, string>, route: Route, duration: number) {
+  return new Promise<{ rps: number; p50: number; p99: number; errors: number }>((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        duration,
+        headers,
+        requests: [
+          {
+            method: route.method as 'GET',
+            setupRequest: (r: any) => ({ ...r, path: route.path(), body: route.body?.() }),
+          },
+        ],
+      },
+      (error, result) => {
+        if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+        resolve({
+          rps: Math.round(result.requests.average),
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          errors: result.non2xx + result.errors,
+        });
+      },
+    );
+  });
+}
+
+/** The route's median latency alone: ALONE requests one after another on one connection. */
+async function alone(url: string, headers: Record<string, string>, route: Route): Promise<number> {
+  const agent = new Agent({ connections: 1 });
+  const times: number[] = [];
+  for (let i = 0; i < ALONE; i++) {
+    const started = performance.now();
+    const res = await request(`${url}${route.path()}`, {
+      method: route.method as 'GET',
+      headers,
+      body: route.body?.(),
+      dispatcher: agent,
+    });
+    await res.body.text();
+    if (i >= ALONE / 10) times.push(performance.now() - started);
+  }
+  await agent.close();
+  times.sort((a, b) => a - b);
+  return Number(percentile(times, 50).toFixed(3));
+}
+
+interface Deliveries {
+  deliveries_per_second: number;
+  commit_to_receipt: { p50_ms: number; p99_ms: number; delivered: number; events: number };
+  /** One event at a time: commit → receipt, and the round trips each took on the wire, by pair. */
+  alone: { p50_ms: number; round_trips_counted: Partial<Record<Pair, number>> };
+}
+
+/** Events sent one at a time for `alone`. */
+const EVENTS_ALONE = Number(process.env.BENCH_EVENTS_ALONE ?? 50);
+type Wire = () => Promise<Record<Pair, HeldStats>>;
+
+/** The receiver, and the webhook half of a round: a backlog drained by a fresh worker, then a paced run. */
+class Webhooks {
+  readonly receipts = new Map<string, number>();
+  private port = 0;
+
+  async listen(): Promise<number> {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        this.receipts.set(String(req.headers['webhook-id']), performance.now());
+        res.writeHead(200).end();
+      });
+    });
+    this.port = await freePort();
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    return this.port;
+  }
+
+  async round(
+    api: string,
+    headers: Record<string, string>,
+    startWorker: () => ChildProcess,
+    eventIds: () => Promise<Map<string, string>>,
+    wire: Wire,
+  ): Promise<{ worker: ChildProcess; result: Deliveries }> {
+    const client = new Agent({ connections: 32 });
+    const post = async (i: number) => {
+      const res = await request(`${api}${V}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ vehicle: { plate_number: `EV-${i}` } }),
+        dispatcher: client,
+      });
+      const json = (await res.body.json()) as { vehicle: { uuid: string } };
+      return json.vehicle.uuid;
+    };
+    for (let i = 0; i < EVENTS; i += 64)
+      await Promise.all(Array.from({ length: Math.min(64, EVENTS - i) }, (_, j) => post(i + j)));
+    this.receipts.clear();
+    const worker = startWorker();
+    while (!this.receipts.size) await sleep(5);
+    const first = { at: performance.now(), count: this.receipts.size };
+    while (this.receipts.size < EVENTS) await sleep(5);
+    const perSecond = (EVENTS - first.count) / ((performance.now() - first.at) / 1000);
+
+    this.receipts.clear();
+    const committed = new Map<string, number>();
+    const total = RATE * RATE_SECONDS;
+    const paced = performance.now();
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const wait = paced + (i * 1000) / RATE - performance.now();
+      if (wait > 0) await sleep(wait);
+      inflight.push(post(EVENTS + i).then((uuid) => void committed.set(uuid, performance.now())));
+    }
+    await Promise.all(inflight);
+    const deadline = performance.now() + 30_000;
+    while (this.receipts.size < total && performance.now() < deadline) await sleep(20);
+    const ids = await eventIds();
+    const latencies = [...this.receipts]
+      .map(([eventId, at]) => at - (committed.get(ids.get(eventId) ?? '') ?? NaN))
+      .filter((ms) => !Number.isNaN(ms))
+      .sort((a, b) => a - b);
+    const delivered = this.receipts.size;
+    const one = await this.oneAtATime(post, eventIds, wire);
+    await client.close();
+    return {
+      worker,
+      result: {
+        alone: one,
+        deliveries_per_second: Math.round(perSecond),
+        commit_to_receipt: {
+          p50_ms: Math.round(percentile(latencies, 50)),
+          p99_ms: Math.round(percentile(latencies, 99)),
+          delivered,
+          events: total,
+        },
+      },
+    };
+  }
+
+  /** Events one after another, each waited for at the receiver: the delivery path's own latency and round trips. */
+  private async oneAtATime(
+    post: (i: number) => Promise<string>,
+    eventIds: () => Promise<Map<string, string>>,
+    wire: Wire,
+  ): Promise<Deliveries['alone']> {
+    this.receipts.clear();
+    const before = await wire();
+    const committed = new Map<string, number>();
+    for (let i = 0; i < EVENTS_ALONE; i++) {
+      const had = this.receipts.size;
+      const uuid = await post(1_000_000 + i);
+      committed.set(uuid, performance.now());
+      while (this.receipts.size === had) await sleep(1);
+    }
+    const after = await wire();
+    const ids = await eventIds();
+    const latencies = [...this.receipts]
+      .map(([eventId, at]) => at - (committed.get(ids.get(eventId) ?? '') ?? NaN))
+      .filter((ms) => !Number.isNaN(ms))
+      .sort((a, b) => a - b);
+    const per = (pair: Pair) =>
+      Number(((after[pair].exchanges - before[pair].exchanges) / EVENTS_ALONE).toFixed(2));
+    return {
+      p50_ms: Number(percentile(latencies, 50).toFixed(1)),
+      round_trips_counted: {
+        'api-postgresql': per('api-postgresql'),
+        'worker-postgresql': per('worker-postgresql'),
+        'worker-redis': per('worker-redis'),
+        'worker-receiver': per('worker-receiver'),
+      },
+    };
+  }
+}
+
+async function main() {
+  // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
+  const { config, env } = benchConfig({ NODE_ENV: 'test' });
+  await withBenchDatabase(config, async () => {
+    const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, composeWharf(config).manifests));
+    await dataSource.initialize();
+    const { company, api_key } = await new AccountsService(dataSource).createCompany('Hosts');
+    const uuids = await seed(dataSource, company.uuid);
+    const webhooks = new Webhooks();
+    const receiverPort = await webhooks.listen();
+    const pg = new URL(config.databaseUrl);
+    const redis = new URL(config.redisUrl);
+    const target = (pair: Pair): [string, number] =>
+      pair.endsWith('postgresql')
+        ? [pg.hostname, Number(pg.port || 5432)]
+        : pair.endsWith('redis')
+          ? [redis.hostname, Number(redis.port || 6379)]
+          : ['127.0.0.1', receiverPort];
+    const pairs: Pair[] = [
+      'api-postgresql',
+      'api-redis',
+      'worker-postgresql',
+      'worker-redis',
+      'worker-receiver',
+    ];
+    const routes: ProxyRoute[] = [];
+    for (const name of pairs) {
+      const [targetHost, targetPort] = target(name);
+      routes.push({ name, port: await freePort(), targetHost, targetPort });
+    }
+    const port = (pair: Pair) => routes.find((route) => route.name === pair)!.port;
+    const proxies = await Proxies.start(routes);
+
+    const apiPort = await freePort();
+    const api = startProcess('api', {
+      ...env,
+      PORT: String(apiPort),
+      DATABASE_URL: through(config.databaseUrl, port('api-postgresql')),
+      REDIS_URL: through(config.redisUrl, port('api-redis')),
+    });
+    const workerEnv = {
+      ...env,
+      DATABASE_URL: through(config.databaseUrl, port('worker-postgresql')),
+      REDIS_URL: through(config.redisUrl, port('worker-redis')),
+    };
+    const url = `http://127.0.0.1:${apiPort}`;
+    await waitFor(`${url}/health`);
+    const headers = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
+    const endpoint = await request(`${url}/int/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        webhook_endpoint: {
+          url: `http://127.0.0.1:${port('worker-receiver')}/hook`,
+          events: ['vehicle.created'],
+          max_in_flight: 100,
+        },
+      }),
+    });
+    if (endpoint.statusCode !== 201)
+      throw new Error(`endpoint: ${endpoint.statusCode} ${await endpoint.body.text()}`);
+    await endpoint.body.text();
+    const eventIds = async () => {
+      const rows: { event_id: string; uuid: string }[] = await dataSource.query(
+        `SELECT event_id, payload->'data'->>'id' AS uuid FROM webhook_events WHERE name = 'vehicle.created'`,
+      );
+      return new Map(rows.map((row) => [row.event_id, row.uuid]));
+    };
+
+    const crud = crudRoutes(uuids);
+    // Unmeasured: the api's code warmed up and its pools filled before the first round.
+    for (const route of Object.values(crud)) await underLoad(url, headers, route, 2);
+    const rounds = [];
+    let worker: ChildProcess | undefined;
+    for (const delay of DELAYS) {
+      await proxies.setDelay(delay);
+      const routesMeasured: Record<string, object> = {};
+      for (const [name, route] of Object.entries(crud)) {
+        if (WARMUP) await underLoad(url, headers, route, WARMUP);
+        const loaded = await underLoad(url, headers, route, DURATION);
+        const before = await proxies.stats();
+        const alone_p50_ms = await alone(url, headers, route);
+        const after = await proxies.stats();
+        // What a request alone sent each server: the round trips it waited for, counted on the wire.
+        const per = (pair: Pair) =>
+          Number(((after[pair].exchanges - before[pair].exchanges) / ALONE).toFixed(2));
+        routesMeasured[name] = {
+          ...loaded,
+          alone_p50_ms,
+          round_trips_counted: { postgresql: per('api-postgresql'), redis: per('api-redis') },
+        };
+      }
+      const held = await proxies.stats();
+      await proxies.setDelay(delay);
+      if (worker) await stopProcess(worker);
+      const hooks = await webhooks.round(
+        url,
+        headers,
+        () => startProcess('worker', workerEnv),
+        eventIds,
+        () => proxies.stats(),
+      );
+      worker = hooks.worker;
+      rounds.push({
+        delay_ms: delay,
+        routes: routesMeasured,
+        webhooks: hooks.result,
+        held_during_routes: held,
+        held_during_webhooks: await proxies.stats(),
+      });
+      process.stdout.write(`delay ${delay} ms: ${JSON.stringify(rounds[rounds.length - 1])}\n`);
+    }
+    if (worker) await stopProcess(worker);
+    await stopProcess(api);
+    await proxies.stop();
+    await dataSource.destroy();
+    report(rounds);
+  });
+  process.exit(0);
+}
+
+type Round = {
+  delay_ms: number;
+  routes: Record<string, any>;
+  webhooks: Deliveries;
+  held_during_routes: Record<Pair, HeldStats>;
+  held_during_webhooks: Record<Pair, HeldStats>;
+};
+
+/** Prints the table and writes bench/results/hosts-latest.json, with the round trips each route's latency implies. */
+function report(rounds: Round[]) {
+  const base = rounds.find((round) => round.delay_ms === 0);
+  for (const round of rounds) {
+    // A request alone waits its round trips' delays in turn: each adds twice what the proxy held on average.
+    const held = round.held_during_routes['api-postgresql'].mean_ms;
+    for (const [name, measured] of Object.entries(round.routes)) {
+      const before = base?.routes[name]?.alone_p50_ms as number | undefined;
+      measured.round_trips_implied =
+        before !== undefined && round.delay_ms > 0 && held > 0
+          ? Number(((measured.alone_p50_ms - before) / (2 * held)).toFixed(2))
+          : null;
+    }
+  }
+  const result = {
+    settings: {
+      delays_ms: DELAYS,
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      alone_requests: ALONE,
+      warehouses: WAREHOUSES,
+      events: EVENTS,
+      rate: RATE,
+      rate_seconds: RATE_SECONDS,
+    },
+    rounds,
+  };
+  process.stdout.write(
+    '\ndelay ms  route      req/s   p50/p99 ms   alone p50 ms  round trips (latency; counted pg+redis)\n',
+  );
+  for (const round of rounds) {
+    for (const [name, m] of Object.entries(round.routes))
+      process.stdout.write(
+        `${String(round.delay_ms).padEnd(8)}  ${name.padEnd(9)} ${String(m.rps).padStart(6)}   ${`${m.p50}/${m.p99}`.padEnd(11)}  ${String(m.alone_p50_ms).padStart(12)}  ${m.round_trips_implied ?? '–'}; ${m.round_trips_counted.postgresql}+${m.round_trips_counted.redis}\n`,
+      );
+    const w = round.webhooks;
+    process.stdout.write(
+      `${String(round.delay_ms).padEnd(8)}  webhooks: ${w.deliveries_per_second} deliveries/s; commit → receipt p50 ${w.commit_to_receipt.p50_ms} ms, p99 ${w.commit_to_receipt.p99_ms} ms (${w.commit_to_receipt.delivered}/${w.commit_to_receipt.events}); one at a time p50 ${w.alone.p50_ms} ms, round trips ${JSON.stringify(w.alone.round_trips_counted)}\n`,
+    );
+    const held = round.held_during_routes['api-postgresql'];
+    const hooks = round.held_during_webhooks['worker-postgresql'];
+    process.stdout.write(
+      `${String(round.delay_ms).padEnd(8)}  held one way: api ↔ PostgreSQL p50 ${held.p50_ms} ms, mean ${held.mean_ms} ms; worker ↔ PostgreSQL p50 ${hooks.p50_ms} ms, mean ${hooks.mean_ms} ms\n`,
+    );
+  }
+  const dir = join(__dirname, '..', '..', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'hosts-latest.json'), JSON.stringify(result, null, 2));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});

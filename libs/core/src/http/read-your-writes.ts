@@ -1,0 +1,27 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { readReplicasOf } from '../database/read-replicas';
+import { poolOf } from '../database/typeorm-pg';
+import { RequestContext } from '../tenancy/request-context';
+import type { SendStage, StageFor } from './pipeline-stage';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const passOn: SendStage = (_request, _reply, payload) => payload;
+
+/**
+ * Stage `read-your-writes`: once a request that may write has committed (its answer is on its way, after
+ * `idempotency-answer` committed a keyed one), its caller's reads wait for a replica that has replayed it
+ * (database/read-replicas.ts). Without DATABASE_REPLICA_URLS, and on routes that only read, it passes on.
+ */
+export function configureReadYourWrites(app: NestFastifyApplication): StageFor<'onSend'> {
+  return (route) => {
+    // Looked up at a route's first request: the replicas are registered while the api initialises.
+    const replicas = readReplicasOf(poolOf(app.get(DataSource)));
+    if (!replicas || route.methods.every((method) => READS.has(method))) return passOn;
+    return (_request, _reply, payload) => {
+      replicas.wrote(RequestContext.current());
+      return payload;
+    };
+  };
+}
