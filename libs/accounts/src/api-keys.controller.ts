@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountsService } from './accounts.service';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import {
   ApiError,
   ATTRIBUTES_POINTER,
@@ -15,7 +15,7 @@ import {
   Permission,
   PermissionCatalog,
 } from '@wharf/core';
-import { grantedPermissions } from './permission-input';
+import { IsPermissionList, grantedPermissions } from './permission-input';
 
 class ApiKeyDto {
   @IsOptional()
@@ -24,12 +24,7 @@ class ApiKeyDto {
   name?: string;
 
   /** Names and wildcards of GET /int/v1/permissions; default: the creating key's own. */
-  @IsOptional()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(200)
-  @IsString({ each: true })
-  @MaxLength(128, { each: true })
+  @IsPermissionList()
   permissions?: string[];
 }
 

@@ -6,7 +6,20 @@ import {
   errorObject,
   insufficientPermission,
 } from '@wharf/core';
+import { applyDecorators } from '@nestjs/common';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import { normalisePermissions } from './accounts.service';
+
+/** A request body's optional `permissions`: names and wildcards of GET /int/v1/permissions. */
+export const IsPermissionList = () =>
+  applyDecorators(
+    IsOptional(),
+    IsArray(),
+    ArrayNotEmpty(),
+    ArrayMaxSize(200),
+    IsString({ each: true }),
+    MaxLength(128, { each: true }),
+  );
 
 /**
  * The permissions a new key or portal session gets: those asked for, each a name or wildcard of the catalog

@@ -1,6 +1,4 @@
 import {
-  ArrayMaxSize,
-  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -8,13 +6,13 @@ import {
   IsInt,
   IsOptional,
   IsUUID,
-  IsString,
   IsUrl,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
 import { ApiError, ATTRIBUTES_POINTER, BODY_POINTER, validateDto } from '@wharf/core';
+import { IsPermissionList } from './permission-input';
 import { MAX_PORTAL_SECONDS, PORTAL_FEATURES } from './portal-sessions.service';
 
 /** What a client may ask of a new portal session. */
@@ -45,12 +43,7 @@ export class PortalSessionDto {
   features?: string[];
 
   /** Names and wildcards of GET /int/v1/permissions; `read_only: true` is short for `["*:read", "*:reveal"]`. */
-  @IsOptional()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(200)
-  @IsString({ each: true })
-  @MaxLength(128, { each: true })
+  @IsPermissionList()
   permissions?: string[];
 }
 
