@@ -112,7 +112,13 @@ describe('npm start in development, with an endpoint whose deliveries fail', () 
         WEBHOOKS_RETRY_SCHEDULE: Array(20).fill('200ms').join(','),
       }),
     );
-    await eventually(async () => start.output().includes('Wharf worker ready'), 120_000, 200);
+    // Both halves up: the api may be listening a moment after the worker says it is ready, or before.
+    await eventually(
+      async () =>
+        start.output().includes('Wharf worker ready') && start.output().includes('Wharf api listening'),
+      120_000,
+      200,
+    );
   }, 300_000);
   afterAll(async () => {
     if (start) await stopAll(start);
