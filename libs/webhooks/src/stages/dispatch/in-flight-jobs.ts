@@ -50,8 +50,9 @@ export class InFlightJobs {
       };
     });
     if (finished) {
-      await worker.close();
+      // Said as soon as it is true: closing the worker's connections comes after, and is not about them.
       logger.log({ msg: 'drained: every delivery in flight finished', inFlight });
+      await worker.close();
       return;
     }
     const left = [...this.jobs.values()];
