@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { AccountsService } from '@wharf/accounts';
@@ -106,7 +107,14 @@ describe('read replicas: reads on a streaming replica, read-your-writes per call
     await replayed();
   }, 120_000);
 
+  /** Replica processes a test stopped (SIGSTOP): let go whatever that test's end did not. */
+  const frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen.splice(0)) process.kill(pid, 'SIGCONT');
+  };
+
   afterAll(async () => {
+    thaw();
     await resumeReplay().catch(() => undefined);
     await api?.close();
     await replica?.destroy();
@@ -269,6 +277,34 @@ describe('read replicas: reads on a streaming replica, read-your-writes per call
       await Promise.all(load);
     }
   }, 120_000);
+
+  it('a replica that freezes (its processes stopped): reads sent to it answer 200 from the primary', async () => {
+    await replayed();
+    await eventually(
+      async () => (await servedBy(() => call('GET', `${W}/${stored}`, observer))).by === 'replica',
+    );
+    const postmaster = replica.pid();
+    frozen.push(
+      postmaster,
+      ...execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number),
+    );
+    for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    try {
+      // Sent at once, before a sample can tell: they reach the replica, which never answers.
+      const before = await reads();
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => call('GET', `${W}/${stored}`, observer)),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+      expect((await reads()).primary - before.primary).toBeGreaterThanOrEqual(6);
+    } finally {
+      thaw();
+    }
+    await eventually(async () => (await call('GET', '/health')).body.status === 'ok', 30_000);
+  }, 60_000);
 
   it('the worker never connects to a replica, even with DATABASE_REPLICA_URLS set', async () => {
     const receiver = await new Receiver().start();

@@ -30,12 +30,20 @@ interface Replica {
   seen?: boolean;
 }
 
+/**
+ * A read a replica has not answered in this long runs on the primary instead: a replica that froze or whose
+ * network went silent never closes its connections, and without a bound its reads would wait for ever.
+ */
+const REPLICA_READ_TIMEOUT_MS = 5000;
+
 /** The api's pool of `max` connections to `url`; a connection that dies idle is the sampler's to notice. */
 function poolOf(url: string, max: number, name: string): Pool {
   const pool = new Pool({
     connectionString: url,
     max,
     connectionTimeoutMillis: 2000,
+    query_timeout: REPLICA_READ_TIMEOUT_MS,
+    keepAlive: true,
     application_name: name,
   });
   pool.on('error', () => undefined);
