@@ -1,3 +1,4 @@
+import { targetPolicyOf } from '../transport/target-policy';
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
@@ -5,22 +6,16 @@ import { BROKER_CONNECTIONS, BROKER_IDLE_MS } from '../tuning';
 import { BlockedTargetError } from '../transport/blocked-target.error';
 import { Attempt, DestinationEndpoint, Message } from '../transport/destination';
 import { REDACTED } from '../transport/endpoint-auth';
-import { sign } from '../transport/signature';
+import { signatureHeaders } from '../transport/signature';
 import { brokerError } from './broker-error';
-import { brokerUrlRefusal, dialFor, parseBrokerUrl } from './broker-target';
+import { BrokerUrl, brokerUrlRefusal, dialFor, parseBrokerUrl } from './broker-target';
 import { ConnectionPool } from './connection-pool';
 import { BrokerAnswer, BrokerType, DestinationConfig, failed } from './destination-type';
 import { BROKER_TYPES, secretFields } from './destination-types';
 
 /** The Standard Webhooks headers of a message, and as logged (the signature redacted, as for HTTP). */
 function signedHeaders(secrets: string[], id: string, body: string, at: Date) {
-  const timestamp = Math.floor(at.getTime() / 1000);
-  const headers = {
-    'content-type': 'application/json',
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': secrets.map((secret) => sign(secret, id, timestamp, body)).join(' '),
-  };
+  const headers = { 'content-type': 'application/json', ...signatureHeaders(secrets, id, body, at) };
   return { headers, logged: { ...headers, 'webhook-signature': REDACTED } };
 }
 
@@ -32,10 +27,7 @@ function signedHeaders(secrets: string[], id: string, body: string, at: Date) {
 @Injectable()
 export class BrokerDestinations implements OnApplicationShutdown {
   private readonly pool = new ConnectionPool(BROKER_CONNECTIONS, BROKER_IDLE_MS);
-  private readonly policy = {
-    httpsOnly: this.config.nodeEnv === 'production',
-    allowPrivate: this.config.webhooks.allowPrivateTargets,
-  };
+  private readonly policy = targetPolicyOf(this.config);
   /** The pool key of each config object the endpoint cache holds: hashed once, not per send. */
   private readonly keys = new WeakMap<DestinationConfig, string>();
 
@@ -50,7 +42,8 @@ export class BrokerDestinations implements OnApplicationShutdown {
       const error = type
         ? `secret: ${endpoint.unreadableSecret}`
         : `unknown destination type ${endpoint.type}`;
-      const answer = { ...failed(error), url: type ? type.target(config, event) : endpoint.url };
+      // No readable config or no known type: the endpoint's url (its config's) is all there is to name.
+      const answer = { ...failed(error), url: endpoint.url };
       return { ...base, ...this.logged(answer, {}), duration_ms: 0, permanent: false };
     }
     const { headers, logged } = signedHeaders(endpoint.secrets, eventId, body, sentAt);
@@ -98,9 +91,9 @@ export class BrokerDestinations implements OnApplicationShutdown {
   /** Opens a connection to the address the target policy allowed (resolved and checked now). */
   private async open(type: BrokerType, config: DestinationConfig) {
     const raw = String(config.url);
-    const url = parseBrokerUrl(raw, type);
-    const refusal = typeof url === 'string' ? url : brokerUrlRefusal(raw, type, this.policy);
-    if (refusal || typeof url === 'string') throw new BlockedTargetError(refusal ?? 'not a valid URL');
+    const refusal = brokerUrlRefusal(raw, type, this.policy);
+    if (refusal !== undefined) throw new BlockedTargetError(refusal);
+    const url = parseBrokerUrl(raw, type) as BrokerUrl;
     const dial = await dialFor(url, this.policy);
     return type.connect(dial, config, this.config.webhooks.timeoutMs);
   }

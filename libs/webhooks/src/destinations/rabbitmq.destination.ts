@@ -22,9 +22,6 @@ function routingKey(config: DestinationConfig, event: string): string {
   return field(config, 'routing_key') ?? event;
 }
 
-/** A returned message's key: it is matched with its confirm, which the broker sends right after the return. */
-const returnKey = (id: unknown, exchange: string, key: string) => `${String(id)}\n${exchange}\n${key}`;
-
 /**
  * One connection and its confirm channel. Messages are published `mandatory`: one no queue is bound for
  * comes back (basic.return) before its ack, and counts as a failed attempt.
@@ -32,7 +29,12 @@ const returnKey = (id: unknown, exchange: string, key: string) => `${String(id)}
 class RabbitmqConnection implements BrokerConnection {
   broken = false;
   private closedBy?: string;
+  /**
+   * Returned messages by the correlation id of their publish (one per publish, so two of one event, e.g. for
+   * two endpoints with the same config, are told apart): the return arrives before its confirm.
+   */
   private readonly returned = new Map<string, string>();
+  private published = 0;
 
   constructor(
     private readonly model: ChannelModel,
@@ -45,13 +47,8 @@ class RabbitmqConnection implements BrokerConnection {
     channel.on('error', (error: unknown) => ((this.closedBy = brokerError(error)), breakOff()));
     channel.on('close', breakOff);
     channel.on('return', (message: Message) => {
-      const {
-        exchange,
-        routingKey: key,
-        replyCode,
-        replyText,
-      } = message.fields as unknown as Record<string, string>;
-      this.returned.set(returnKey(message.properties.messageId, exchange, key), `${replyCode} ${replyText}`);
+      const { replyCode, replyText } = message.fields as unknown as Record<string, string>;
+      this.returned.set(String(message.properties.correlationId), `${replyCode} ${replyText}`);
     });
   }
 
@@ -59,7 +56,7 @@ class RabbitmqConnection implements BrokerConnection {
     const exchange = typeof config.exchange === 'string' ? config.exchange : '';
     const key = routingKey(config, message.event);
     const { 'content-type': contentType, ...headers } = message.headers;
-    const returned = returnKey(message.eventId, exchange, key);
+    const returned = String(++this.published);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         // No confirm in time: the connection may be stuck, so the next attempt opens a new one.
@@ -84,6 +81,7 @@ class RabbitmqConnection implements BrokerConnection {
             persistent: true,
             contentType,
             messageId: message.eventId,
+            correlationId: returned,
             timestamp: Number(headers['webhook-timestamp']),
             type: message.event,
             headers,

@@ -9,7 +9,7 @@ import {
   readWriteBody,
 } from '@wharf/core';
 import { DestinationEndpoint } from '../transport/destination';
-import { TargetPolicy, urlRefusal } from '../transport/target-policy';
+import { TargetPolicy, targetPolicyOf, urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
 import { StoredDestination, openDestination } from './endpoint-config';
 import { openCredentials } from './endpoint-credentials-open';
@@ -58,10 +58,7 @@ export class WebhookEndpointsService {
 
   /** The target policy of this process: https only in production, private targets as configured. */
   get policy(): TargetPolicy {
-    return {
-      httpsOnly: this.config.nodeEnv === 'production',
-      allowPrivate: this.config.webhooks.allowPrivateTargets,
-    };
+    return targetPolicyOf(this.config);
   }
 
   /** The save-time half of the target policy; the connect-time half is in the dispatcher. */

@@ -9,7 +9,7 @@ import {
   OAUTH2_WAIT_POLL_MS,
 } from '../tuning';
 import { EndpointAuth } from './endpoint-auth';
-import { urlRefusal } from './target-policy';
+import { targetPolicyOf, urlRefusal } from './target-policy';
 import { TokenAnswer, requestToken } from './token-request';
 import { WebhookSender } from './webhook-sender';
 
@@ -95,10 +95,7 @@ export class OAuth2Tokens implements OnApplicationShutdown {
   }
 
   private async fetch(auth: OAuth2): Promise<TokenAnswer> {
-    const refusal = urlRefusal(auth.token_url, {
-      httpsOnly: this.config.nodeEnv === 'production',
-      allowPrivate: this.config.webhooks.allowPrivateTargets,
-    });
+    const refusal = urlRefusal(auth.token_url, targetPolicyOf(this.config));
     if (refusal) return { error: `token URL blocked: ${refusal}` };
     const dispatcher = await this.sender.prepare();
     return requestToken(dispatcher, new URL(auth.token_url), auth, this.config.webhooks.timeoutMs);

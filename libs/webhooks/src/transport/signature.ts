@@ -11,3 +11,13 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   );
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
+
+/** The three Standard Webhooks headers of a message: its id, its timestamp and its signature by each secret. */
+export function signatureHeaders(secrets: string[], id: string, body: string, at: Date) {
+  const timestamp = Math.floor(at.getTime() / 1000);
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': secrets.map((secret) => sign(secret, id, timestamp, body)).join(' '),
+  };
+}

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { AppConfig } from '@wharf/core';
 
 /** Why a target is refused, or undefined when it is allowed. */
 export type Refusal = string | undefined;
@@ -9,6 +10,12 @@ export interface TargetPolicy {
   /** Lift the public-address and host-name rules so local receivers work (development/test). */
   allowPrivate: boolean;
 }
+
+/** The target policy of a process: https only in production, private targets as configured. */
+export const targetPolicyOf = (config: AppConfig): TargetPolicy => ({
+  httpsOnly: config.nodeEnv === 'production',
+  allowPrivate: config.webhooks.allowPrivateTargets,
+});
 
 /** The ports a production target may use: the web's own, and any unprivileged one (never SSH, SMTP, …). */
 export function portRefusal(port: number): Refusal {

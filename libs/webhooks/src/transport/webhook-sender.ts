@@ -2,12 +2,12 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import type { Agent } from 'undici';
 import { TARGET_CACHE_SIZE } from '../tuning';
-import { sign } from './signature';
+import { signatureHeaders } from './signature';
 import { BlockedTargetError } from './blocked-target.error';
 import { Attempt } from './destination';
 import { REDACTED } from './endpoint-auth';
 import { Answer, NO_ANSWER, Target, describeError, flatHeaders, readCapped, retryAfter } from './http-answer';
-import { urlRefusal } from './target-policy';
+import { targetPolicyOf, urlRefusal } from './target-policy';
 
 export { MAX_LOGGED_BODY } from '../tuning';
 export type { Attempt } from './destination';
@@ -32,10 +32,7 @@ export class WebhookSender implements OnApplicationShutdown {
    * endpoint.
    */
   private dispatcher?: Agent;
-  private readonly policy = {
-    httpsOnly: this.config.nodeEnv === 'production',
-    allowPrivate: this.config.webhooks.allowPrivateTargets,
-  };
+  private readonly policy = targetPolicyOf(this.config);
   /** Parsed and checked once per URL: the policy is fixed for the process, and a worker sends to few URLs. */
   private readonly targets = new Map<string, Target>();
 
@@ -178,15 +175,11 @@ export class WebhookSender implements OnApplicationShutdown {
 
 /** A signed POST's headers (Standard Webhooks), and as logged: the signature and `extra` redacted. */
 function signedHeaders(secrets: string[], id: string, body: string, at: Date, extra: Record<string, string>) {
-  const timestamp = Math.floor(at.getTime() / 1000);
-  const signature = secrets.map((secret) => sign(secret, id, timestamp, body)).join(' ');
   const headers = {
     ...extra,
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signature,
+    ...signatureHeaders(secrets, id, body, at),
   };
   const logged: Record<string, string> = { ...headers, 'webhook-signature': REDACTED };
   for (const name in extra) logged[name] = REDACTED;
