@@ -158,6 +158,18 @@ describe.each(Object.keys(BROKERS) as BrokerName[])('destination %s', (type) => 
       ).map((row) => row.event_id as string),
     );
     for (const [id, n] of counts) if (n > 1) expect(unanswered.has(id)).toBe(true);
+    // Never more copies than publishes; NATS drops a retried duplicate (the event id is its Nats-Msg-Id).
+    const published = new Map<string, number>(
+      (
+        await sql(
+          api,
+          `SELECT event_id, count(*)::int AS n FROM webhook_request_logs WHERE webhook_endpoint_uuid = $1 GROUP BY event_id`,
+          [uuid],
+        )
+      ).map((row) => [row.event_id as string, row.n as number]),
+    );
+    for (const [id, n] of counts) expect([id, n <= published.get(id)!]).toEqual([id, true]);
+    if (type === 'nats') expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
 
     // Per record, first arrivals are in commit order.
     const seen = new Map<string, number[]>();
