@@ -146,8 +146,8 @@ export class AccountsService {
 
   /** The caller behind a key, or undefined. Malformed keys never reach the database. */
   async authenticate(key: string): Promise<Caller | undefined> {
-    const cached = this.caching() ? this.cache.get(key) : undefined;
-    if (cached && cached.until > Date.now()) return cached.caller;
+    const fresh = this.cachedCaller(key);
+    if (fresh) return fresh;
     if (!isWellFormedApiKey(key)) return undefined;
     const generation = this.revocations?.generation;
     const hash = hashApiKey(key);
@@ -163,7 +163,7 @@ export class AccountsService {
       permissions: row.permissions,
     };
     if (this.cacheable(generation)) {
-      if (cached) this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
+      this.cache.delete(key); // expired: re-inserted last, so the oldest entries stay first
       this.cache.set(key, { caller, until: Date.now() + CACHE_MS });
       this.evictExpired();
     }

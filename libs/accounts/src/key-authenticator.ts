@@ -25,35 +25,32 @@ export class KeyAuthenticator implements Authenticator {
   }
 
   private scopeOf(caller: Caller): RequestScope {
-    let scope = this.keys.get(caller);
-    if (!scope) {
-      scope = {
-        companyUuid: caller.companyUuid,
-        apiKeyUuid: caller.apiKeyUuid,
-        platform: caller.platform,
-        grants: this.catalog.grants(caller.permissions),
-      };
-      this.keys.set(caller, scope);
-    }
-    return scope;
+    return once(this.keys, caller, () => ({
+      companyUuid: caller.companyUuid,
+      apiKeyUuid: caller.apiKeyUuid,
+      platform: caller.platform,
+      grants: this.catalog.grants(caller.permissions),
+    }));
   }
 
   async byPortalCookie(cookie: string): Promise<RequestScope | undefined> {
     const session = await this.portals.authenticate(cookie);
     if (!session) return undefined;
-    let scope = this.sessions.get(session);
-    if (!scope) {
-      scope = {
-        companyUuid: session.companyUuid,
-        grants: this.catalog.grants(session.permissions),
-        portal: {
-          sessionUuid: session.sessionUuid,
-          readOnly: session.readOnly,
-          expiresAt: session.expiresAt,
-        },
-      };
-      this.sessions.set(session, scope);
-    }
-    return scope;
+    return once(this.sessions, session, () => ({
+      companyUuid: session.companyUuid,
+      grants: this.catalog.grants(session.permissions),
+      portal: { sessionUuid: session.sessionUuid, readOnly: session.readOnly, expiresAt: session.expiresAt },
+    }));
   }
+}
+
+/** The scope made for a cached credential object, made at its first use. */
+function once<K extends object>(
+  made: WeakMap<K, RequestScope>,
+  key: K,
+  make: () => RequestScope,
+): RequestScope {
+  let scope = made.get(key);
+  if (!scope) made.set(key, (scope = make()));
+  return scope;
 }

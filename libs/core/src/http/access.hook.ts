@@ -165,6 +165,11 @@ function authenticate(
 
 function admitKey(request: ScopedRequest, scope: RequestScope | undefined, permission?: string): undefined {
   if (!scope?.apiKeyUuid) throw unauthorized('The API key is malformed, unknown or revoked.');
+  return admit(request, scope, permission);
+}
+
+/** The caller, once known, may do what the route does: its scope becomes the request's. */
+function admit(request: ScopedRequest, scope: RequestScope, permission: string | undefined): undefined {
   if (permission !== undefined && !scope.grants?.has(permission)) throw insufficientPermission(permission);
   request.wharfScope = scope;
   RequestContext.enter(scope);
@@ -186,8 +191,5 @@ async function authenticatePortal(
       throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
     if (scope.portal.readOnly && !reads) throw forbidden('This portal session is read-only.');
   }
-  if (permission !== undefined && !scope.grants?.has(permission)) throw insufficientPermission(permission);
-  request.wharfScope = scope;
-  RequestContext.enter(scope);
-  return undefined;
+  return admit(request, scope, permission);
 }
