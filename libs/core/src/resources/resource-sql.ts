@@ -4,7 +4,23 @@ import type { ResourceDefinition } from './resource-definition';
 import type { Sql } from './sql-runner';
 import { Params, UUID, bind, ident, literal } from './sql';
 
-const findRecordStatements = new WeakMap<ResourceDefinition, string>();
+const findRecordStatements = new WeakMap<ResourceDefinition, Map<string, string>>();
+
+/**
+ * A record's statement, with the visibility condition on `column` when given: built once per resource and
+ * column, the same string object every time, so naming the prepared statement hashes it once.
+ */
+function findRecordStatement(def: ResourceDefinition, column?: string): string {
+  let built = findRecordStatements.get(def);
+  if (!built) findRecordStatements.set(def, (built = new Map()));
+  let text = built.get(column ?? '');
+  if (text === undefined) {
+    text = `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
+       WHERE t."uuid" = $1 AND t."company_uuid" = $2${column ? ` AND t.${ident(column)} = ANY($3)` : ''}`;
+    built.set(column ?? '', text);
+  }
+  return text;
+}
 
 /**
  * The only statements the resource layer runs. Every one is filtered by (or sets) `company_uuid`:
@@ -165,22 +181,8 @@ export const scopedSql = {
     visible?: { column: string; values: readonly string[] },
   ) {
     if (!UUID.test(uuid)) return undefined;
-    if (visible) {
-      const [row] = await sql.rows(
-        `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
-         WHERE t."uuid" = $1 AND t."company_uuid" = $2 AND t.${ident(visible.column)} = ANY($3)`,
-        [uuid, company, visible.values],
-      );
-      return row?.record as string | undefined;
-    }
-    let text = findRecordStatements.get(def);
-    if (!text) {
-      text = `SELECT ${recordExpression(def, 't')} AS "record" FROM ${ident(def.table)} t
-       WHERE t."uuid" = $1 AND t."company_uuid" = $2`;
-      // The same string object every time, so naming the prepared statement hashes it once.
-      findRecordStatements.set(def, text);
-    }
-    const [row] = await sql.rows(text, [uuid, company], true);
+    const text = findRecordStatement(def, visible?.column);
+    const [row] = await sql.rows(text, visible ? [uuid, company, visible.values] : [uuid, company], true);
     return row?.record as string | undefined;
   },
 
