@@ -19,8 +19,9 @@ export function configureReadYourWrites(app: NestFastifyApplication): StageFor<'
     // Looked up at a route's first request: the replicas are registered while the api initialises.
     const replicas = readReplicasOf(poolOf(app.get(DataSource)));
     if (!replicas || route.methods.every((method) => READS.has(method))) return passOn;
-    return (_request, _reply, payload) => {
-      replicas.wrote(RequestContext.current());
+    return (_request, reply, payload) => {
+      // A refused request (4xx, 5xx) wrote nothing: its caller's reads need not wait for the replicas.
+      if (reply.statusCode < 400) replicas.wrote(RequestContext.current());
       return payload;
     };
   };
