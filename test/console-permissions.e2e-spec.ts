@@ -83,6 +83,45 @@ suite('console: restricted keys and read permissions, in Chromium', () => {
     }
   });
 
+  /** The endpoint page's buttons that write (or reveal), which a session that may not do so must not see. */
+  const WRITE_BUTTONS = [
+    'Reveal',
+    'Rotate',
+    'Disable endpoint',
+    'Verify ownership',
+    'Delete endpoint',
+    'Send test event',
+    'Save filter',
+    'Save delivery settings',
+    'Recover',
+  ];
+
+  it('a portal session that may write sees the write buttons (the control of the read-only case)', async () => {
+    const endpoint = (
+      await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
+        key: acme.key,
+        body: { webhook_endpoint: { url: 'https://hooks.example.com/write', events: ['warehouse.created'] } },
+      })
+    ).body.webhook_endpoint;
+    const opened = await http(api.url, 'POST', '/int/v1/portal-sessions', {
+      key: acme.key,
+      body: { portal_session: { permissions: ['*'] } },
+    });
+    const { context, page } = await newPage();
+    try {
+      await page.goto(opened.body.portal_session.url);
+      await page.getByRole('button', { name: 'Add endpoint' }).waitFor();
+      await page.getByRole('link', { name: endpoint.url }).click();
+      await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+      const shown: Record<string, boolean> = {};
+      for (const name of WRITE_BUTTONS)
+        shown[name] = (await page.getByRole('button', { name, exact: true }).count()) > 0;
+      expect(shown).toEqual(Object.fromEntries(WRITE_BUTTONS.map((name) => [name, true])));
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a portal session with read permissions shows no write buttons', async () => {
     const endpoint = (
       await http(api.url, 'POST', '/int/v1/webhook-endpoints', {
@@ -106,17 +145,7 @@ suite('console: restricted keys and read permissions, in Chromium', () => {
       await page.getByRole('heading', { name: endpoint.url }).waitFor();
       await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
       await page.screenshot({ path: join(ARTIFACTS, 'console-read-permissions.png'), fullPage: true });
-      for (const name of [
-        'Reveal',
-        'Rotate',
-        'Disable endpoint',
-        'Verify ownership',
-        'Delete endpoint',
-        'Send test event',
-        'Save filter',
-        'Save delivery settings',
-        'Recover',
-      ])
+      for (const name of WRITE_BUTTONS)
         expect({ name, count: await page.getByRole('button', { name, exact: true }).count() }).toEqual({
           name,
           count: 0,
