@@ -20,7 +20,10 @@ describe('permissions: events follow their resource', () => {
   let worker: INestApplicationContext;
   let receiver: Receiver;
   let acme: TestCompany;
-  /** inventory.warehouses:read, and what it takes to reach the request log, the events and endpoints. */
+  /**
+   * The reads of warehouses and what they embed (sections, docks, a location), and what it takes to reach
+   * the request log, the events and endpoints.
+   */
   let reader: string;
   const streams: EventStreamClient[] = [];
   const ids = { warehouse: '', driver: '', warehouseEvent: '', driverEvent: '' };
@@ -47,7 +50,8 @@ describe('permissions: events follow their resource', () => {
       await api.app
         .get(AccountsService)
         .createApiKey(acme.uuid, 'reader', false, [
-          'inventory.warehouses:read',
+          'inventory.*:read',
+          'locations.locations:read',
           'events:read',
           'webhooks.logs:read',
           'webhooks.endpoints:write',
@@ -165,5 +169,89 @@ describe('permissions: events follow their resource', () => {
     await restricted.next(rowOf(sentinel), 15_000);
     expect(restricted.events.filter(rowOf(driver))).toEqual([]);
     expect(restricted.events.filter((event) => String(event.data?.event).startsWith('driver.'))).toEqual([]);
+  });
+  it('an event carries what its record embeds: subscribing to it needs their reads too (403 naming the first lacking)', async () => {
+    const keyOf = async (permissions: string[]) =>
+      (await api.app.get(AccountsService).createApiKey(acme.uuid, 'embeds', false, permissions)).key;
+    const cases: [string[], string, string][] = [
+      [['inventory.warehouses:read'], 'warehouse.created', 'locations.locations:read'],
+      [['fleet.orders:read'], 'order.created', 'fleet.drivers:read'],
+      [['fleet.orders:read', 'fleet.drivers:read'], 'order.updated', 'locations.locations:read'],
+    ];
+    const keys = [];
+    for (const [reads] of cases) keys.push(await keyOf([...reads, 'webhooks.endpoints:write']));
+    const before = await dbState(api);
+    for (const [i, [, event, lacking]] of cases.entries()) {
+      const key = keys[i];
+      const res = await as(key, 'POST', E, {
+        webhook_endpoint: { url: `${receiver.url}/e`, events: [event] },
+      });
+      expect({ event, status: res.status, meta: res.body.errors?.[0].meta }).toEqual({
+        event,
+        status: 403,
+        meta: { permission: lacking },
+      });
+    }
+    expect(await dbState(api)).toEqual(before);
+    // With every read an order embeds, it subscribes.
+    const enough = await keyOf([
+      'fleet.orders:read',
+      'fleet.drivers:read',
+      'locations.*',
+      'webhooks.endpoints:write',
+    ]);
+    const res = await as(enough, 'POST', E, {
+      webhook_endpoint: { url: `${receiver.url}/e`, events: ['order.created'] },
+    });
+    expect(res.status).toBe(201);
+    // Without them, the warehouse events are not shown either: only events whose every read the key holds.
+    const narrow = await keyOf(['inventory.warehouses:read', 'events:read']);
+    expect((await as(narrow, 'GET', '/int/v1/events')).body.events).toEqual([]);
+    expect((await as(reader, 'GET', '/int/v1/events')).body.events.map((e: any) => e.id)).toContain(
+      ids.warehouseEvent,
+    );
+  });
+
+  it('counts in the activity chart only the attempts of events it may read', async () => {
+    const activity = async (key: string) =>
+      (await as(key, 'GET', '/int/v1/webhook-activity?interval=minute')).body.webhook_activity.totals;
+    const rows = (await as(acme.key, 'GET', `${L}?limit=100&test=false`)).body.webhook_request_logs as any[];
+    const readable = rows.filter((row) => !row.event.startsWith('driver.'));
+    expect(rows.length).toBeGreaterThan(readable.length);
+    expect((await activity(acme.key)).successful).toBe(
+      rows.filter((row) => row.status === 'successful').length,
+    );
+    expect((await activity(reader)).successful).toBe(
+      readable.filter((row) => row.status === 'successful').length,
+    );
+  });
+
+  it('recovering an endpoint queues every failed delivery, and lists only those of events it may read', async () => {
+    receiver.respond = (request) =>
+      request.path.startsWith('/flaky') ? { status: 500, body: 'down' } : { status: 200, body: 'ok' };
+    const since = new Date(Date.now() - 1000).toISOString();
+    const flaky = await as(acme.key, 'POST', E, {
+      webhook_endpoint: { url: `${receiver.url}/flaky`, events: ['warehouse.created', 'driver.created'] },
+    });
+    expect(flaky.status).toBe(201);
+    const endpoint = flaky.body.webhook_endpoint.uuid as string;
+    const driver = await create(D, { driver: { name: 'Failing' } });
+    const shed = await create(W, warehouse('Failing'));
+    // Both deliveries failed for good: their last attempt (the schedule has two retries) is logged.
+    const lastAttempts = async () =>
+      (await as(acme.key, 'GET', `${L}?webhook_endpoint_uuid=${endpoint}&attempt=3&limit=10`)).body
+        .webhook_request_logs.length;
+    await eventually(async () => (await lastAttempts()) === 2, 30_000);
+    receiver.respond = () => ({ status: 200, body: 'ok' });
+    const recovered = await as(reader, 'POST', `${E}/${endpoint}/recover`, { since });
+    expect(recovered.status).toBe(200);
+    expect(recovered.body.meta.queued).toBe(2);
+    expect(recovered.body.webhook_deliveries.map((d: any) => d.event)).toEqual(['warehouse.created']);
+    // Both were queued: the driver's is delivered too.
+    await eventually(async () => {
+      const rows = (await as(acme.key, 'GET', `${L}?webhook_endpoint_uuid=${endpoint}&status=successful`))
+        .body.webhook_request_logs as any[];
+      return [driver, shed].every((uuid) => rows.some((row) => row.request_body.includes(uuid)));
+    }, 30_000);
   });
 });

@@ -286,6 +286,131 @@ describe('permissions: every route, restricted keys, portal sessions', () => {
     expect(await dbState(api)).toEqual(before);
   });
 
+  it('a nested write needs the write of the records it writes: 403 naming it, with its pointer, nothing written', async () => {
+    const O = '/fleet/int/v1/orders';
+    const driver = (
+      await http(api.url, 'POST', '/fleet/int/v1/drivers', {
+        key: acme.key,
+        body: { driver: { name: 'Dana' } },
+      })
+    ).body.driver;
+    const order = (await http(api.url, 'POST', O, { key: acme.key, body: { order: { reference: 'N-0' } } }))
+      .body.order;
+    const orders = await keyWith(['fleet.orders:write']);
+    const warehouses = await keyWith(['inventory.warehouses:write']);
+    const cases: [string, string, string, unknown, string, string][] = [
+      [
+        orders,
+        'POST',
+        O,
+        { order: { reference: 'N-1', driver: { name: 'Smuggled' } } },
+        'fleet.drivers:write',
+        'driver',
+      ],
+      [
+        orders,
+        'PUT',
+        `${O}/${order.uuid}`,
+        { order: { driver: { uuid: driver.uuid, name: 'Renamed' } } },
+        'fleet.drivers:write',
+        'driver',
+      ],
+      [
+        orders,
+        'POST',
+        O,
+        { order: { reference: 'N-2', pickup_location: { name: 'Quay' } } },
+        'locations.locations:write',
+        'pickup_location',
+      ],
+      [
+        warehouses,
+        'POST',
+        W,
+        warehouse('Nested', { sections: [{ name: 'A' }] }),
+        'inventory.warehouse_sections:write',
+        'sections',
+      ],
+      [warehouses, 'POST', W, warehouse('Nested', { docks: [] }), 'inventory.warehouse_docks:write', 'docks'],
+      [
+        warehouses,
+        'POST',
+        W,
+        warehouse('Nested', { location: { name: 'Yard' } }),
+        'locations.locations:write',
+        'location',
+      ],
+    ];
+    const before = await dbState(api);
+    for (const [key, method, path, body, permission, property] of cases) {
+      const res = await http(api.url, method, path, { key, body });
+      expect({ property, status: res.status, error: res.body.errors?.[0] }).toEqual({
+        property,
+        status: 403,
+        error: expect.objectContaining({
+          code: 'insufficient_permission',
+          meta: { permission },
+          source: { pointer: `/data/attributes/${property}` },
+        }),
+      });
+    }
+    expect(await dbState(api)).toEqual(before);
+    // The same writes with the permissions they need; linking a driver by its uuid needs none of its own.
+    const linked = await http(api.url, 'POST', O, {
+      key: orders,
+      body: { order: { reference: 'N-3', driver: { uuid: driver.uuid } } },
+    });
+    expect(linked.status).toBe(201);
+    expect(linked.body.order.driver_uuid).toBe(driver.uuid);
+    const both = await keyWith(['fleet.orders:write', 'fleet.drivers:write']);
+    const nested = await http(api.url, 'POST', O, {
+      key: both,
+      body: { order: { reference: 'N-4', driver: { name: 'Declared' } } },
+    });
+    expect(nested.status).toBe(201);
+    expect(nested.body.order.driver).toMatchObject({ name: 'Declared' });
+  });
+
+  it('an answer leaves out the embedded records the caller may not read, and keeps those it may', async () => {
+    const O = '/fleet/int/v1/orders';
+    const location = (
+      await http(api.url, 'POST', '/int/v1/locations', {
+        key: acme.key,
+        body: { location: { name: 'Pier' } },
+      })
+    ).body.location;
+    const created = await http(api.url, 'POST', O, {
+      key: acme.key,
+      body: {
+        order: { reference: 'E-1', driver: { name: 'Embedded' }, pickup_location_uuid: location.uuid },
+      },
+    });
+    expect(created.status).toBe(201);
+    const { uuid, driver_uuid: driverUuid } = created.body.order;
+    const shown = async (key: string) => {
+      const one = (await http(api.url, 'GET', `${O}/${uuid}`, { key })).body.order;
+      const listed = (await http(api.url, 'GET', `${O}?reference=E-1`, { key })).body.orders[0];
+      expect(listed).toEqual(one);
+      return { driver: one.driver?.name, pickup: one.pickup_location?.name, has: Object.keys(one) };
+    };
+    expect(await shown(acme.key)).toMatchObject({ driver: 'Embedded', pickup: 'Pier' });
+    const orders = await shown(await keyWith(['fleet.orders:read']));
+    expect(orders).toMatchObject({ driver: undefined, pickup: undefined });
+    expect(orders.has).not.toContain('driver');
+    expect(orders.has).not.toContain('pickup_location');
+    expect(orders.has).toContain('driver_uuid');
+    expect(await shown(await keyWith(['fleet.orders:read', 'fleet.drivers:read']))).toMatchObject({
+      driver: 'Embedded',
+      pickup: undefined,
+    });
+    // A write's answer too.
+    const writer = await keyWith(['fleet.orders:write']);
+    const patched = await http(api.url, 'PATCH', `${O}/${uuid}`, { key: writer, body: { notes: 'fragile' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.order).toMatchObject({ notes: 'fragile', driver_uuid: driverUuid });
+    expect(Object.keys(patched.body.order)).not.toContain('driver');
+  });
+
   it('another company’s record stays a 404 for a key that may read it, never a 403', async () => {
     const globex = await createCompany(api, 'Permissions Globex');
     const theirs = (await http(api.url, 'POST', W, { key: globex.key, body: warehouse('Theirs') })).body

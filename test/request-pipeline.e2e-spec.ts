@@ -108,7 +108,7 @@ describe('the request pipeline: stages in the order docs/request.md gives', () =
       expect(get).toEqual({ status: 200, stages: expected('onRequest:options', ...IDEMPOTENCY) });
     });
 
-    it('a public route: neither authentication nor rate limit', async () => {
+    it('a public route of no resource: neither authentication, rate limit nor embedded reads', async () => {
       const health = await traced('pipeline-health', 'GET', '/health');
       expect(health).toEqual({
         status: 200,
@@ -117,6 +117,7 @@ describe('the request pipeline: stages in the order docs/request.md gives', () =
           'preHandler:authenticate',
           'preHandler:rate-limit',
           ...IDEMPOTENCY,
+          'onSend:embedded-reads',
         ),
       });
     });
@@ -136,12 +137,19 @@ describe('the request pipeline: stages in the order docs/request.md gives', () =
       });
       expect(preflight).toEqual({
         status: 204,
-        stages: expected('onRequest:json-only', ...before, ...IDEMPOTENCY),
+        // Both OPTIONS are answered on a route of their own, which is no resource's.
+        stages: expected('onRequest:json-only', ...before, ...IDEMPOTENCY, 'onSend:embedded-reads'),
       });
       const plain = await traced('pipeline-options', 'OPTIONS', W);
       expect(plain).toEqual({
         status: 204,
-        stages: expected('onRequest:cors', 'onRequest:json-only', ...before, ...IDEMPOTENCY),
+        stages: expected(
+          'onRequest:cors',
+          'onRequest:json-only',
+          ...before,
+          ...IDEMPOTENCY,
+          'onSend:embedded-reads',
+        ),
       });
     });
   });

@@ -80,6 +80,7 @@ export * from './resources/relations';
 export * from './resources/resource-definition';
 export * from './resources/resource-model.decorator';
 export * from './resources/resource-registry';
+export { embeddedReads } from './resources/resource-access';
 export { pageStatement } from './resources/page-sql';
 export { sqlOfPool } from './resources/sql-runner';
 export type { Sql } from './resources/sql-runner';

@@ -116,10 +116,10 @@ export function compileGrants(patterns: readonly string[], names: readonly strin
 }
 
 /** The 403 of a call outside the caller's permissions: it names the permission the route needs. */
-export function insufficientPermission(permission: string, detail?: string): ApiError {
+export function insufficientPermission(permission: string, detail?: string, pointer?: string): ApiError {
   return ApiError.of(
     403,
     detail ?? `This key or session does not have the permission ${permission}, which this call needs.`,
-    { code: INSUFFICIENT_PERMISSION, meta: { permission } },
+    { code: INSUFFICIENT_PERMISSION, meta: { permission }, ...(pointer && { source: { pointer } }) },
   );
 }

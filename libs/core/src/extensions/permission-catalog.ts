@@ -13,7 +13,7 @@ import {
 import { IS_PUBLIC } from '../access/public.decorator';
 import { pluralPath, rootKeys } from '../resources/naming';
 import { resourceControllerInfo } from '../resources/resource-controller';
-import { resourceModel } from '../resources/resource-model.decorator';
+import { resourceModel, resourceScope, setResourceScope } from '../resources/resource-model.decorator';
 import { ControllerRoute, controllerRoutes } from './controller-routes';
 import { ExtensionError } from './extension-error';
 import type { ExtensionManifest } from './extension.decorator';
@@ -48,7 +48,6 @@ const metadata = (key: string, target: object): unknown => Reflect.getMetadata(k
  */
 export class PermissionCatalog {
   private readonly byName = new Map<string, PermissionEntry>();
-  private readonly scopes = new Map<Type, string>();
   private readonly grantsCache = new Map<string, PermissionGrants>();
   readonly entries: PermissionEntry[];
   readonly names: string[];
@@ -67,11 +66,6 @@ export class PermissionCatalog {
     return this.byName.has(name);
   }
 
-  /** `inventory.warehouses`: the scope of a resource's permissions, by its entity class. */
-  scopeOf(entity: object): string | undefined {
-    return this.scopes.get(entity as Type);
-  }
-
   /**
    * The permission a route needs: its method's @Permission, else a resource controller's rule (a generated
    * route's read or write; a route of its own: read for GET, write otherwise), else its controller's
@@ -82,7 +76,7 @@ export class PermissionCatalog {
     const own = metadata(PERMISSION, route.handler) as string | false | undefined;
     if (own !== undefined) return own === false ? null : own;
     const resource = resourceControllerInfo(controller);
-    const scope = resource && this.scopes.get(resource.entity);
+    const scope = resource && resourceScope(resource.entity);
     if (scope) {
       const action = GENERATED[route.name] ?? (READ_METHODS.has(route.method) ? 'read' : 'write');
       return `${scope}:${action}`;
@@ -166,7 +160,7 @@ export class PermissionCatalog {
           `resource "${model.name}"`,
           `"${scope}:read" cannot be a permission's name: lower-case words joined by dots, underscores or dashes`,
         );
-      this.scopes.set(entity, scope);
+      setResourceScope(entity, scope);
       const words = pluralPath(model.name).replace(/-/g, ' ');
       this.add({
         name: `${scope}:read`,
@@ -178,7 +172,7 @@ export class PermissionCatalog {
 
   /** A resource's `:write`, once a route of its extension needs it. */
   private addWrites(manifest: ExtensionManifest): void {
-    const scopes = new Map(manifest.entities.map((entity) => [this.scopes.get(entity), entity]));
+    const scopes = new Map(manifest.entities.map((entity) => [resourceScope(entity), entity]));
     for (const controller of manifest.controllers ?? []) {
       for (const route of controllerRoutes(controller)) {
         const name = this.routePermission(controller, route);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/config';
 import { configureAccess } from './access.hook';
 import { configureCors } from './cors';
+import { configureEmbeddedReads } from './embedded-reads';
 import { configureHttp, openRequest, refuseBadQuery, refuseNonJson, responded } from './fastify-setup';
 import { answerOptions, configureHttpConventions, conventions } from './http-conventions';
 import { instrumentHttp } from './http-metrics';
@@ -30,7 +31,7 @@ import { serveResourceRoutes } from './resource-routes';
 export const REQUEST_PIPELINE = {
   onRequest: ['request-context', 'options', 'cors', 'json-only'],
   preHandler: ['query', 'authenticate', 'rate-limit', 'idempotency'],
-  onSend: ['conventions', 'idempotency-answer', 'read-your-writes'],
+  onSend: ['embedded-reads', 'conventions', 'idempotency-answer', 'read-your-writes'],
   onResponse: ['idempotency-release', 'after-response', 'metrics', 'request-log'],
 } as const satisfies Record<Phase, readonly string[]>;
 
@@ -66,6 +67,7 @@ async function pipelineStages(app: NestFastifyApplication, config: AppConfig): P
       idempotency: keyed.replayOrPin,
     },
     onSend: {
+      'embedded-reads': configureEmbeddedReads(app),
       conventions: everyRoute(conventions),
       'idempotency-answer': keyed.answered,
       'read-your-writes': configureReadYourWrites(app),

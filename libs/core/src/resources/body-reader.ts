@@ -4,6 +4,7 @@ import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
 import { ApiError, ErrorObject, errorObject } from '../common/api-error';
 import { ATTRIBUTES_POINTER, BODY_POINTER } from '../common/pointer';
+import { checkNestedWrites } from './resource-access';
 import { EmbedInfo, ResourceDefinition } from './resource-definition';
 import { firstProblem } from './type-first';
 
@@ -231,5 +232,7 @@ export function readWriteBody(def: ResourceDefinition, body: unknown, partial: b
   }
   errors.unshift(...validateDto(def.dto, own, partial, root, def.name));
   if (errors.length) throw new ApiError(422, errors);
-  return { values: own, toOne, toMany };
+  const input = { values: own, toOne, toMany };
+  checkNestedWrites(def, input);
+  return input;
 }

@@ -46,6 +46,8 @@ export interface ResourceDefinition {
   path: string;
   keys: { singular: string; plural: string };
   entity: Type;
+  /** Where its permissions are named, `inventory.warehouses` (`:read`, `:write`): set by the permission catalog. */
+  scope?: string;
   table: string;
   dto: Type;
   /** Filterable/sortable/serialised columns (all but `id` and hidden ones). */

@@ -89,3 +89,15 @@ export function ResourceModel(name: string, options: ResourceModelOptions): Clas
 export function resourceModel(target: unknown): ResourceModelMetadata | undefined {
   return Reflect.getMetadata(RESOURCE_MODEL, target as object);
 }
+
+const RESOURCE_SCOPE = Symbol('wharf:resource-scope');
+
+/** Names the scope of a resource model's permissions (the permission catalog does, once it checked it). */
+export function setResourceScope(target: object, scope: string): void {
+  Reflect.defineMetadata(RESOURCE_SCOPE, scope, target);
+}
+
+/** `inventory.warehouses`: the scope of the model's permissions; undefined before a catalog named it. */
+export function resourceScope(target: object): string | undefined {
+  return Reflect.getMetadata(RESOURCE_SCOPE, target) as string | undefined;
+}

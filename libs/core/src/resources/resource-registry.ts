@@ -8,7 +8,12 @@ import { entityDto } from './entity-dto';
 import { sortableColumns } from './list-indexes';
 import { pluralPath, rootKeys } from './naming';
 import { ColumnInfo, ColumnKind, EmbedInfo, ReferenceInfo, ResourceDefinition } from './resource-definition';
-import { MAX_EMBEDDED_ITEMS, ResourceModelMetadata, resourceModel } from './resource-model.decorator';
+import {
+  MAX_EMBEDDED_ITEMS,
+  ResourceModelMetadata,
+  resourceModel,
+  resourceScope,
+} from './resource-model.decorator';
 
 function columnKind(column: ColumnMetadata): ColumnKind {
   const type = column.type;
@@ -86,6 +91,7 @@ export class ResourceRegistry {
       path: pluralPath(name),
       keys: rootKeys(name),
       entity: metadata.target as Type,
+      scope: resourceScope(metadata.target as Type),
       table: metadata.tableName,
       dto,
       columns: definitionColumns(metadata, hidden),

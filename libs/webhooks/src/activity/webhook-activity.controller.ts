@@ -96,7 +96,8 @@ export class WebhookActivityController {
     description:
       'Successful, retrying (failed, with an attempt after it in the retry schedule) and failed (the last ' +
       'attempt) delivery attempts per UTC hour or minute, of the company or of one endpoint; test sends ' +
-      'are not counted. One indexed read of the request log.',
+      'are not counted, nor the attempts of events the caller may not read. One indexed read of the ' +
+      'request log.',
   })
   @ApiQuery({ name: 'interval', required: false, schema: { type: 'string', enum: ['hour', 'minute'] } })
   @ApiQuery({ name: 'webhook_endpoint_uuid', required: false, schema: { type: 'string', format: 'uuid' } })
@@ -114,7 +115,8 @@ export class WebhookActivityController {
     const to = new Date();
     const from = new Date(Math.floor((to.getTime() - DAY_MS) / step) * step);
     const retries = this.config.webhooks.retrySchedule.length;
-    const rows = await this.logs.activity({ company, from, to, endpoint, retries, interval });
+    const events = this.visibility.readableEvents() ?? null;
+    const rows = await this.logs.activity({ company, from, to, endpoint, retries, interval, events });
     const totals = { successful: 0, failed: 0, retrying: 0 };
     for (const row of rows) {
       totals.successful += row.successful;

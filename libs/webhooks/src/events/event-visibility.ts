@@ -30,8 +30,8 @@ interface Readable {
 }
 
 /**
- * Which events the caller of the request being handled may see: an event carries its record, so it is
- * read with its resource's read permission (the catalog's `permission` of each event). The request log,
+ * Which events the caller of the request being handled may see: an event carries its record and the
+ * records it embeds, so it is read with their read permissions (the catalog's `permissionsOf` each event). The request log,
  * the events API, an event's routing and the live stream show only those; an endpoint may subscribe
  * only to those. A caller holding every permission (and code outside a request) is never filtered.
  */
@@ -57,10 +57,6 @@ export class EventVisibility implements RowVisibility {
     return this.readableEvents();
   }
 
-  mayRead(name: string): boolean {
-    return this.readableSet()?.has(name) ?? true;
-  }
-
   /**
    * The first permission the caller lacks to subscribe an endpoint to `events` (names, or `*`: every event
    * but the operational ones); undefined when it holds them all.
@@ -77,8 +73,8 @@ export class EventVisibility implements RowVisibility {
               .filter((event) => !isOperational(event))
           : [name];
       for (const event of covered) {
-        const permission = this.catalog.permissionOf(event);
-        if (permission && !grants.has(permission)) return permission;
+        const lacking = this.catalog.permissionsOf(event)?.find((permission) => !grants.has(permission));
+        if (lacking) return lacking;
       }
     }
     return undefined;
@@ -91,7 +87,7 @@ export class EventVisibility implements RowVisibility {
       const names = this.catalog
         .all()
         .map((event) => event.name)
-        .filter((event) => grants.has(this.catalog.permissionOf(event)!));
+        .filter((event) => this.catalog.permissionsOf(event)!.every((permission) => grants.has(permission)));
       readable = { names, set: new Set(names) };
       this.readable.set(grants, readable);
     }

@@ -5,10 +5,10 @@ import {
   APP_CONFIG,
   AppConfig,
   JsonSchema,
-  PermissionCatalog,
   ResourceAction,
   ResourceDefinition,
   ResourceRegistry,
+  embeddedReads,
   extensionManifest,
   isExtension,
   resourceCollectionPath,
@@ -50,27 +50,29 @@ const ACTIONS: Record<ResourceAction, (resource: string) => string> = {
 @Injectable()
 export class WebhookEventCatalog {
   private events?: Map<string, CatalogEvent>;
-  /** What a caller needs to receive or read each event: its resource's read permission. */
-  private readonly permissions = new Map<string, string>();
+  /** What a caller needs to receive or read each event: its resource's read, and its embeds' reads. */
+  private readonly permissions = new Map<string, readonly string[]>();
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly modules: ModulesContainer,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly catalog: PermissionCatalog,
   ) {}
 
-  /** The permission a caller needs to receive the event or read it (undefined: not in the catalog). */
-  permissionOf(name: string): string | undefined {
+  /**
+   * The permissions a caller needs to receive the event or read it (undefined: not in the catalog): an
+   * event carries its record, and the record the records it embeds.
+   */
+  permissionsOf(name: string): readonly string[] | undefined {
     this.build();
     return this.permissions.get(name);
   }
 
-  /** The read permission of a resource's events. */
-  private readPermission(def: ResourceDefinition | undefined): string | undefined {
-    const scope = def && this.catalog.scopeOf(def.entity);
-    return scope && `${scope}:read`;
+  /** What reading an event of `def` (or of no resource, or named `declared`) needs. */
+  private readPermissions(def: ResourceDefinition | undefined, declared?: string): string[] {
+    const own = declared ?? (def?.scope === undefined ? EVENTS_READ : `${def.scope}:read`);
+    return def ? [...new Set([own, ...embeddedReads(def)])] : [own];
   }
 
   private thin(def: ResourceDefinition | undefined, example: Envelope, description: string) {
@@ -126,7 +128,7 @@ export class WebhookEventCatalog {
           ),
           thin: this.thin(def, envelope, declared.description),
         });
-        this.permissions.set(declared.name, declared.permission ?? this.readPermission(def) ?? EVENTS_READ);
+        this.permissions.set(declared.name, this.readPermissions(def, declared.permission));
       }
     }
     events.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -160,7 +162,7 @@ export class WebhookEventCatalog {
         schema: eventSchema(name, description, def, additionalSchema, this.dataSource),
         thin: this.thin(def, example, description),
       });
-      this.permissions.set(name, this.readPermission(def) ?? EVENTS_READ);
+      this.permissions.set(name, this.readPermissions(def));
     }
     return events;
   }

@@ -6,6 +6,7 @@ import { DeliveryStore } from '../store/delivery.store';
 import { QueuedDelivery } from '../store/requeue.sql';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../outbox/outbox.writer';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
+import { EventVisibility } from '../events/event-visibility';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { readActionBody } from './action-body';
 import { RecoverDto } from './recover.dto';
@@ -22,6 +23,7 @@ export class DeliveryRecoveryService {
     private readonly store: DeliveryStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly services: ResourceServices,
+    private readonly visibility: EventVisibility,
   ) {}
 
   /** `POST /webhook-endpoints/:uuid/recover {since, until?}` */
@@ -32,7 +34,7 @@ export class DeliveryRecoveryService {
     if (to && to < from) throw ApiError.invalid(attributePointer('until'), 'until must not be before since.');
     await this.requireEnabled(uuid);
     const deliveries = await this.store.requeueFailed(RequestContext.companyUuid(), uuid, from, to);
-    return this.enqueue(deliveries);
+    return this.enqueue(deliveries, this.visibility.readableSet());
   }
 
   /** `POST /webhook-request-logs/:uuid/resend`: that event to that endpoint again, same `webhook-id`. */
@@ -65,11 +67,15 @@ export class DeliveryRecoveryService {
     }
   }
 
-  /** The deliveries wait in PostgreSQL; the workers admit them within their endpoint's limits. */
-  private async enqueue(deliveries: QueuedDelivery[]) {
+  /**
+   * The deliveries wait in PostgreSQL; the workers admit them within their endpoint's limits. The answer
+   * lists those of the events the caller may read (`readable`, undefined: all); `queued` counts them all.
+   */
+  private async enqueue(deliveries: QueuedDelivery[], readable?: ReadonlySet<string>) {
     if (deliveries.length) {
       await this.dataSource.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ADMIT_PAYLOAD]);
     }
-    return { webhook_deliveries: deliveries, meta: { queued: deliveries.length } };
+    const shown = readable ? deliveries.filter((delivery) => readable.has(delivery.event)) : deliveries;
+    return { webhook_deliveries: shown, meta: { queued: deliveries.length } };
   }
 }

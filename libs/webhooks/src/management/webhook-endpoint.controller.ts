@@ -170,7 +170,8 @@ export class WebhookEndpointController {
     summary: 'Resend failed deliveries of a time window',
     description:
       'Every failed delivery to this endpoint of an event created in [since, until] is queued again with its ' +
-      'original envelope and webhook-id.',
+      'original envelope and webhook-id. The answer lists those of the events the caller may read; ' +
+      '`meta.queued` counts them all.',
   })
   @ApiUuidParam()
   @ApiBody({ type: RecoverDto })

@@ -15,7 +15,8 @@ const LOG_COLUMNS = `uuid, webhook_endpoint_uuid, event_id, event, attempt, test
  * Attempts per bucket (UTC hours or minutes) of the company, or of one endpoint: test sends left out. A
  * failed attempt is "retrying" while the retry schedule has an attempt after it ($5: the schedule's length),
  * "failed" once it was the last.
- * $1 company, $2 from, $3 to, $4 endpoint or null, $5 retries in the schedule, $6 'hour' or 'minute'.
+ * $1 company, $2 from, $3 to, $4 endpoint or null, $5 retries in the schedule, $6 'hour' or 'minute', $7
+ * the events counted (those the caller may read) or null for all.
  */
 export const ACTIVITY_BUCKETS = `
 SELECT date_trunc($6, sent_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS at,
@@ -25,6 +26,7 @@ SELECT date_trunc($6, sent_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS at,
 FROM webhook_request_logs
 WHERE company_uuid = $1 AND sent_at >= $2 AND sent_at < $3 AND NOT test
   AND ($4::uuid IS NULL OR webhook_endpoint_uuid = $4::uuid)
+  AND ($7::text[] IS NULL OR event = ANY($7::text[]))
 GROUP BY 1 ORDER BY 1`;
 
 /**

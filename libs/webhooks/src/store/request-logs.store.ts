@@ -37,6 +37,8 @@ export interface ActivityQuery {
   /** Retries in the retry schedule: a failed attempt up to it is retrying. */
   retries: number;
   interval: 'hour' | 'minute';
+  /** Only the attempts of these events (those the caller may read); null: every event. */
+  events: readonly string[] | null;
 }
 
 /** A test send's event: its id and the body sent. */
@@ -60,8 +62,8 @@ export class RequestLogStore {
 
   /** Attempts per bucket, only the buckets with attempts, oldest first; may be served by a replica. */
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
-    const { company, from, to, endpoint, retries, interval } = query;
-    const values = [company, from, to, endpoint, retries, interval];
+    const { company, from, to, endpoint, retries, interval, events } = query;
+    const values = [company, from, to, endpoint, retries, interval, events];
     return (await readQuery<ActivityBucket>(this.pool, { text: ACTIVITY_BUCKETS, values })).rows;
   }
 

@@ -5,4 +5,5 @@ SELECT date_trunc($6, sent_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS at,
 FROM webhook_request_logs
 WHERE company_uuid = $1 AND sent_at >= $2 AND sent_at < $3 AND NOT test
   AND ($4::uuid IS NULL OR webhook_endpoint_uuid = $4::uuid)
+  AND ($7::text[] IS NULL OR event = ANY($7::text[]))
 GROUP BY 1 ORDER BY 1
