@@ -220,11 +220,54 @@ describe('permissions: every route, restricted keys, portal sessions', () => {
     });
   }
 
+  /** One record of each collection, made with the company's full key: its uuid by collection path. */
+  async function seedRecords(): Promise<Map<string, string>> {
+    const made = async (path: string, body: unknown) => {
+      const res = await http(api.url, 'POST', path, { key: acme.key, body });
+      expect({ path, status: res.status }).toEqual({ path, status: 201 });
+      return Object.values(res.body as Record<string, { uuid: string }>)[0].uuid;
+    };
+    const location = await made('/int/v1/locations', { location: { name: 'Walked' } });
+    const vehicle = await made('/fleet/int/v1/vehicles', { vehicle: { plate_number: 'W-1' } });
+    const driver = await made('/fleet/int/v1/drivers', { driver: { name: 'Walker', vehicle_uuid: vehicle } });
+    const order = await made('/fleet/int/v1/orders', { order: { reference: 'W-1', driver_uuid: driver } });
+    const house = await made(
+      W,
+      warehouse('Walked', { sections: [{ name: 'A' }], docks: [{ dock_number: 'D1' }] }),
+    );
+    const { warehouse: stored } = (await http(api.url, 'GET', `${W}/${house}`, { key: acme.key })).body;
+    const endpoint = await made('/int/v1/webhook-endpoints', {
+      webhook_endpoint: { url: 'https://hooks.example.com/walked', events: ['warehouse.created'] },
+    });
+    const key = (await accounts().createApiKey(acme.uuid, 'walked', false, ['*'])).uuid;
+    const session = await made('/int/v1/portal-sessions', { portal_session: { read_only: true } });
+    return new Map([
+      ['/int/v1/locations', location],
+      ['/fleet/int/v1/vehicles', vehicle],
+      ['/fleet/int/v1/drivers', driver],
+      ['/fleet/int/v1/orders', order],
+      [W, house],
+      ['/inventory/int/v1/warehouse-sections', stored.sections[0].uuid],
+      ['/inventory/int/v1/warehouse-docks', stored.docks[0].uuid],
+      ['/int/v1/webhook-endpoints', endpoint],
+      ['/int/v1/api-keys', key],
+      ['/int/v1/portal-sessions', session],
+    ]);
+  }
+
+  /** `path` with the uuid of a seeded record of its collection; undefined when none was seeded. */
+  function realPath(path: string, ids: Map<string, string>): string | undefined {
+    const at = path.indexOf('/{uuid}');
+    const id = at < 0 ? undefined : ids.get(path.slice(0, at));
+    return id && path.replace('{uuid}', id);
+  }
+
   it('walks every operation of the OpenAPI document: without its permission 403 naming it and nothing written; with only it, never 403', async () => {
     const document = (await http(api.url, 'GET', '/docs-json')).body;
-    await http(api.url, 'POST', W, { key: acme.key, body: warehouse('Walked') });
+    const ids = await seedRecords();
     const signedIn: string[] = [];
     let walked = 0;
+    let onRecords = 0;
     for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
       for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
         if (operation.security?.length === 0) continue;
@@ -238,6 +281,10 @@ describe('permissions: every route, restricted keys, portal sessions', () => {
           where,
           described: true,
         });
+        // Refused on a record that exists (a write let through would change it); allowed on none, so the
+        // walk destroys nothing it needs later.
+        const real = realPath(path, ids);
+        if (real !== undefined) onRecords++;
         const url = path.replace(/\{(\w+)\}/g, (_, name: string) =>
           name === 'event_id' ? NO_EVENT : NO_SUCH,
         );
@@ -248,7 +295,7 @@ describe('permissions: every route, restricted keys, portal sessions', () => {
         const lacking = await keyWith(without);
         const holding = await keyWith([permission]);
         const before = await dbState(api);
-        const refused = await call(method.toUpperCase(), url, lacking);
+        const refused = await call(method.toUpperCase(), real ?? url, lacking);
         expect({ where, status: refused.status, error: refused.body?.errors?.[0] }).toEqual({
           where,
           status: 403,
@@ -261,6 +308,7 @@ describe('permissions: every route, restricted keys, portal sessions', () => {
       }
     }
     expect(walked).toBeGreaterThan(50);
+    expect(onRecords).toBeGreaterThan(30);
     // Only who the caller is and what exists need no permission.
     expect(signedIn.sort()).toEqual([
       'GET /int/v1/destination-types',
