@@ -1,5 +1,6 @@
-import { RequestMethod, Type } from '@nestjs/common';
+import { INestApplicationContext, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 
 /** One route method of a controller, as its decorators declare it. */
 export interface ControllerRoute {
@@ -41,4 +42,12 @@ export function controllerRoutes(controller: Type): ControllerRoute[] {
     }
   }
   return routes;
+}
+
+/** Every controller of the application's modules. */
+export function appControllers(app: INestApplicationContext): Type[] {
+  const controllers: Type[] = [];
+  for (const module of app.get(ModulesContainer).values())
+    for (const { metatype } of module.controllers.values()) if (metatype) controllers.push(metatype as Type);
+  return controllers;
 }

@@ -1,6 +1,5 @@
 import { Type } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants';
-import { ModulesContainer, Reflector } from '@nestjs/core';
+import { Reflector } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { FastifyRequest } from 'fastify';
@@ -10,7 +9,7 @@ import { KEYS_ONLY, READ_BY_POST } from '../access/access.decorator';
 import { AUTHENTICATOR, Authenticator, portalCookie } from '../access/authenticator';
 import { IS_PUBLIC } from '../access/public.decorator';
 import { insufficientPermission } from '../access/permissions';
-import { routeMethod } from '../extensions/controller-routes';
+import { appControllers, controllerRoutes, routeMethod } from '../extensions/controller-routes';
 import { ExtensionError } from '../extensions/extension-error';
 import { PermissionCatalog } from '../extensions/permission-catalog';
 import { RateLimiter } from './rate-limiter';
@@ -58,23 +57,14 @@ export function addRouteConfig(
     method: string,
   ) => Record<string, unknown>,
 ): void {
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const { metatype } of module.controllers.values()) {
-      if (!metatype) continue;
-      const prototype = metatype.prototype as Record<string, unknown>;
-      for (let proto = prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-        for (const name of Object.getOwnPropertyNames(proto)) {
-          const handler = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
-          if (name === 'constructor' || typeof handler !== 'function') continue;
-          if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-          const own = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined;
-          Reflect.defineMetadata(
-            FASTIFY_ROUTE_CONFIG_METADATA,
-            { ...own, ...config(metatype as Type, handler as (...args: unknown[]) => unknown, name) },
-            handler,
-          );
-        }
-      }
+  for (const controller of appControllers(app)) {
+    for (const { handler, name } of controllerRoutes(controller)) {
+      const own = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as object | undefined;
+      Reflect.defineMetadata(
+        FASTIFY_ROUTE_CONFIG_METADATA,
+        { ...own, ...config(controller, handler, name) },
+        handler,
+      );
     }
   }
 }

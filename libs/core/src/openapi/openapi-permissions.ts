@@ -1,7 +1,6 @@
-import { INestApplication, Type } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
+import { INestApplication } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
-import { controllerRoutes } from '../extensions/controller-routes';
+import { appControllers, controllerRoutes } from '../extensions/controller-routes';
 import { PermissionCatalog } from '../extensions/permission-catalog';
 import type { Operation } from './openapi-names';
 
@@ -14,17 +13,13 @@ export const OPENAPI_PERMISSION = 'x-wharf-permission';
  */
 export function markPermissions(app: INestApplication): void {
   const catalog = app.get(PermissionCatalog, { strict: false });
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const { metatype: controller } of module.controllers.values()) {
-      if (!controller) continue;
-      const metatype = controller as Type;
-      for (const route of controllerRoutes(metatype)) {
-        const permission = catalog.routePermission(metatype, route);
-        if (permission)
-          ApiExtension(OPENAPI_PERMISSION, permission)(metatype.prototype, route.name, {
-            value: route.handler,
-          });
-      }
+  for (const controller of appControllers(app)) {
+    for (const route of controllerRoutes(controller)) {
+      const permission = catalog.routePermission(controller, route);
+      if (permission)
+        ApiExtension(OPENAPI_PERMISSION, permission)(controller.prototype, route.name, {
+          value: route.handler,
+        });
     }
   }
 }
