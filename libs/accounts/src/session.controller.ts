@@ -62,9 +62,10 @@ export class SessionController {
     const name = (await this.sessions.companyName(scope.companyUuid)) ?? '';
     const company = { uuid: scope.companyUuid, name };
     const grants = scope.grants;
-    const granted = this.catalog.names.filter((permission) => grants.has(permission));
+    const granted = grants.all ? this.catalog.names : this.catalog.names.filter((name) => grants.has(name));
     const permissions = {
-      read_only: onlyReads(granted),
+      // The rule a portal session's read_only was stored by (portal-sessions.controller.ts).
+      read_only: onlyReads(grants.patterns),
       permissions: [...grants.patterns],
       granted,
     };
@@ -85,7 +86,6 @@ export class SessionController {
         kind: 'portal',
         company,
         ...permissions,
-        read_only: scope.portal.readOnly,
         features: found?.features ?? [],
         return_url: found?.return_url ?? null,
         expires_at: new Date(scope.portal.expiresAt).toISOString(),
