@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DatabaseError, Pool, type QueryConfig, type QueryResult } from 'pg';
 import { describeFailure, unavailableDependency } from '../common/outage';
+import { within } from '../common/within';
 import { RequestContext, type RequestScope } from '../tenancy/request-context';
 import { PrimaryPositions } from './replica-lag';
 import { WriteMarks, parseLsn } from './write-marks';
@@ -48,13 +49,6 @@ function poolOf(url: string, max: number, name: string): Pool {
   });
   pool.on('error', () => undefined);
   return pool;
-}
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
 }
 
 /** The key of a caller's writes: its portal session, else its API key (random uuids both). */

@@ -8,6 +8,7 @@ import { createFailFastRedis } from '../redis/redis';
 import { readReplicasOf, type ReplicaState } from '../database/read-replicas';
 import { poolOf } from '../database/typeorm-pg';
 import { Dependency } from '../common/outage';
+import { within } from '../common/within';
 
 export type CheckState = 'up' | 'down';
 /**
@@ -22,13 +23,6 @@ export interface HealthReport {
 }
 
 const CHECK_TIMEOUT_MS = 1500;
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
-}
 
 @Injectable()
 export class HealthService implements OnApplicationShutdown {
