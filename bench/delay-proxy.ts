@@ -1,5 +1,6 @@
-import { Server, Socket, connect, createServer } from 'node:net';
+import { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { TcpProxy } from './tcp-proxy';
 
 /**
  * TCP proxies that hold every chunk a set time in each direction before passing it on, in order: the
@@ -209,17 +210,20 @@ class DelayedPipe {
   }
 }
 
+/** A TcpProxy whose connections hold every chunk `delayMs` each way, tallying what they held. */
 export class DelayProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly proxy: TcpProxy;
   delayMs = 0;
   held = new Held();
 
-  constructor(readonly route: ProxyRoute) {}
+  constructor(readonly route: ProxyRoute) {
+    this.proxy = new TcpProxy(route.targetPort, route.targetHost, (client, upstream) =>
+      this.link(client, upstream),
+    );
+  }
 
   async listen(): Promise<void> {
-    this.server = createServer((client) => this.connection(client));
-    await new Promise<void>((resolve) => this.server!.listen(this.route.port, '127.0.0.1', resolve));
+    await this.proxy.start(this.route.port);
   }
 
   setDelay(ms: number): void {
@@ -227,12 +231,7 @@ export class DelayProxy {
     this.held = new Held();
   }
 
-  private connection(client: Socket): void {
-    const upstream = connect(this.route.targetPort, this.route.targetHost);
-    for (const socket of [client, upstream]) {
-      socket.setNoDelay(true);
-      this.sockets.add(socket);
-    }
+  private link(client: Socket, upstream: Socket): void {
     const delay = () => this.delayMs;
     const held = () => this.held;
     let answered = true;
@@ -254,19 +253,6 @@ export class DelayProxy {
         down.push(chunk);
       })
       .on('end', () => down.end());
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('close', close).on('error', close);
-    upstream.on('close', close).on('error', close);
-  }
-
-  close(): void {
-    this.server?.close();
-    for (const socket of this.sockets) socket.destroy();
   }
 }
 
