@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { dataSourceOptions } from '@wharf/core';
@@ -422,6 +423,8 @@ async function main() {
         routes: routesMeasured,
         webhooks: hooks.result,
         held_during_webhooks: await proxies.stats(),
+        // The machine's load as the round ended: others' work shares its cores.
+        load_average_1m: Number(loadavg()[0].toFixed(1)),
       });
       process.stdout.write(`delay ${delay} ms: ${JSON.stringify(rounds[rounds.length - 1])}\n`);
     }
@@ -439,6 +442,7 @@ type Round = {
   routes: Record<string, any>;
   webhooks: Deliveries;
   held_during_webhooks: Record<Pair, HeldStats>;
+  load_average_1m: number;
 };
 
 /** `values`' median and range, as printed: `12 (10–15)`. */
@@ -455,9 +459,9 @@ function spread(values: number[], digits = 0): string {
  * is the relay's wake-up, sent after its answer, so the writes are left out.
  */
 function breakDown(round: Round): void {
-  for (const measured of Object.values(round.routes)) {
+  for (const [name, measured] of Object.entries(round.routes)) {
+    if (!name.startsWith('GET')) continue;
     const wire = measured.alone_wire;
-    if (Math.round(wire.round_trips_counted.postgresql) !== 1) continue;
     const trip = 2 * wire.held_one_way.p50_ms + wire.postgresql_server_p50_ms;
     measured.alone_breakdown = {
       round_trip_ms: Number(trip.toFixed(3)),
@@ -514,7 +518,10 @@ function report(rounds: Round[]) {
       )} ms, round trips ${JSON.stringify(w[0].alone.round_trips_counted)}; held one way (worker ↔ PostgreSQL) p50 ${spread(
         of.map((round) => round.held_during_webhooks['worker-postgresql'].p50_ms),
         2,
-      )} ms`,
+      )} ms; load average ${spread(
+        of.map((round) => round.load_average_1m),
+        1,
+      )}`,
     );
   }
   const dir = join(__dirname, '..', '..', 'bench', 'results');
