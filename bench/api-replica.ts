@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { dataSourceOptions } from '@wharf/core';
@@ -6,7 +6,16 @@ import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { benchConfig, sleep, startProcess, stopProcess, waitFor, withBenchDatabase } from './bench-support';
+import {
+  benchConfig,
+  median,
+  sleep,
+  startProcess,
+  stopProcess,
+  waitFor,
+  withBenchDatabase,
+} from './bench-support';
+import { procSeconds, secondsBetween, treeSeconds } from './process-cpu';
 import { OwnPostgres } from './own-postgres';
 import { freePort } from './ports';
 
@@ -20,7 +29,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const TICKS_PER_SECOND = 100;
 
 type Side = 'replica' | 'primary';
 
@@ -32,38 +40,6 @@ interface Measure {
   cpu: { api: number; primary: number; replica: number };
 }
 
-function seconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds of a server: its postmaster and every process below it, by pid. */
-function serverSeconds(postmaster: number): Map<number, number> {
-  const found = new Map<number, number>([[postmaster, seconds(postmaster)]]);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster)
-        found.set(Number(entry), seconds(Number(entry)));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-function spent(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, now] of after) total += now - (before.get(pid) ?? 0);
-  return total;
-}
-
 async function run(
   url: string,
   path: () => string,
@@ -72,9 +48,9 @@ async function run(
   pids: Record<string, number>,
 ) {
   const before = {
-    api: seconds(pids.api),
-    primary: serverSeconds(pids.primary),
-    replica: serverSeconds(pids.replica),
+    api: procSeconds(pids.api) ?? 0,
+    primary: treeSeconds(pids.primary),
+    replica: treeSeconds(pids.replica),
   };
   const result = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(
@@ -96,14 +72,12 @@ async function run(
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
     cpu: {
-      api: us(seconds(pids.api) - before.api),
-      primary: us(spent(before.primary, serverSeconds(pids.primary))),
-      replica: us(spent(before.replica, serverSeconds(pids.replica))),
+      api: us((procSeconds(pids.api) ?? 0) - before.api),
+      primary: us(secondsBetween(before.primary, treeSeconds(pids.primary))),
+      replica: us(secondsBetween(before.replica, treeSeconds(pids.replica))),
     },
   } satisfies Measure;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function summarise(list: Measure[]) {
   const rps = list.map((m) => m.rps);

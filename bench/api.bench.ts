@@ -8,10 +8,11 @@ import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { replicaRound } from './api-replica';
 import { scaleRound } from './api-scale';
-import { countPostgresOf, postgresSecondsBetween, serverCpuSeconds } from './process-cpu';
+import { countPostgresOf, secondsBetween, serverCpuSeconds } from './process-cpu';
 import {
   benchConfig,
   forkScript,
+  median,
   startProcess,
   stopProcess,
   withBenchDatabase,
@@ -73,7 +74,7 @@ function run(
       const after = serverCpuSeconds(pid);
       const seconds = {
         server: after.server - before.server,
-        postgresql: postgresSecondsBetween(before.postgresql, after.postgresql),
+        postgresql: secondsBetween(before.postgresql, after.postgresql),
       };
       const us = (part: 'server' | 'postgresql') =>
         Math.round((seconds[part] * 1e6) / Math.max(1, result.requests.total));
@@ -163,7 +164,6 @@ async function measure(url: string, pid: number, options: Partial<autocannon.Opt
   return run(url, options, DURATION, pid);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const summarise = (list: Measure[]) => ({
   rps: Math.round(median(list.map((m) => m.rps))),
   p50_ms: median(list.map((m) => m.p50)),

@@ -1,5 +1,6 @@
-import { Server, Socket, connect, createServer } from 'node:net';
+import { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { TcpProxy } from './tcp-proxy';
 
 /**
  * TCP proxies that hold every chunk a set time in each direction before passing it on, in order: the
@@ -21,6 +22,11 @@ export interface HeldStats {
   chunks: number;
   /** Round trips begun: chunks from the client after an answer (or first on their connection). */
   exchanges: number;
+  /** Chunks from the server: more than one an exchange when an answer crosses in pieces. */
+  answer_chunks: number;
+  /** The server's own time, median of the exchanges: from a request's last chunk passed on to its answer's first. */
+  server_p50_ms: number;
+  /** How long the proxy held a chunk. */
   mean_ms: number;
   p50_ms: number;
   p99_ms: number;
@@ -28,29 +34,52 @@ export interface HeldStats {
 
 const MAX_SAMPLES = 200_000;
 
-class Held {
-  private samples: number[] = [];
-  private count = 0;
+/** Milliseconds, kept up to MAX_SAMPLES for their percentiles. */
+class Samples {
+  private readonly kept: number[] = [];
+  count = 0;
   private sum = 0;
-  exchanges = 0;
 
   add(ms: number): void {
     this.count++;
     this.sum += ms;
-    if (this.samples.length < MAX_SAMPLES) this.samples.push(ms);
+    if (this.kept.length < MAX_SAMPLES) this.kept.push(ms);
+  }
+
+  mean(): number {
+    return this.count ? this.sum / this.count : 0;
+  }
+
+  percentiles(...ps: number[]): number[] {
+    const sorted = [...this.kept].sort((a, b) => a - b);
+    return ps.map((p) =>
+      sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0,
+    );
+  }
+}
+
+class Held {
+  private readonly held = new Samples();
+  /** An answer's first chunk, from its request's last passed on. */
+  readonly served = new Samples();
+  exchanges = 0;
+  answerChunks = 0;
+
+  add(ms: number): void {
+    this.held.add(ms);
   }
 
   stats(): HeldStats {
-    const sorted = [...this.samples].sort((a, b) => a - b);
-    const at = (p: number) =>
-      sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
     const round = (ms: number) => Number(ms.toFixed(3));
+    const [p50, p99] = this.held.percentiles(0.5, 0.99);
     return {
-      chunks: this.count,
+      chunks: this.held.count,
       exchanges: this.exchanges,
-      mean_ms: round(this.count ? this.sum / this.count : 0),
-      p50_ms: round(at(0.5)),
-      p99_ms: round(at(0.99)),
+      answer_chunks: this.answerChunks,
+      server_p50_ms: round(this.served.percentiles(0.5)[0]),
+      mean_ms: round(this.held.mean()),
+      p50_ms: round(p50),
+      p99_ms: round(p99),
     };
   }
 }
@@ -139,6 +168,8 @@ class DelayedPipe {
     private readonly delayMs: () => number,
     /** The proxy's tally, replaced each time its delay is set. */
     private readonly held: () => Held,
+    /** Told when a chunk has been passed on. */
+    private readonly passed: (at: number) => void = () => undefined,
   ) {}
 
   push(chunk: Buffer): void {
@@ -147,6 +178,7 @@ class DelayedPipe {
     if (delay <= 0 && this.head === this.queue.length) {
       this.held().add(0);
       this.to.write(chunk);
+      this.passed(at);
       return;
     }
     this.queue.push({ due: at + delay, at, chunk });
@@ -168,6 +200,7 @@ class DelayedPipe {
       const held = this.queue[this.head++];
       this.held().add(at - held.at);
       this.to.write(held.chunk);
+      this.passed(at);
     }
     if (this.head === this.queue.length) {
       this.queue = [];
@@ -177,17 +210,20 @@ class DelayedPipe {
   }
 }
 
+/** A TcpProxy whose connections hold every chunk `delayMs` each way, tallying what they held. */
 export class DelayProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly proxy: TcpProxy;
   delayMs = 0;
   held = new Held();
 
-  constructor(readonly route: ProxyRoute) {}
+  constructor(readonly route: ProxyRoute) {
+    this.proxy = new TcpProxy(route.targetPort, route.targetHost, (client, upstream) =>
+      this.link(client, upstream),
+    );
+  }
 
   async listen(): Promise<void> {
-    this.server = createServer((client) => this.connection(client));
-    await new Promise<void>((resolve) => this.server!.listen(this.route.port, '127.0.0.1', resolve));
+    await this.proxy.start(this.route.port);
   }
 
   setDelay(ms: number): void {
@@ -195,17 +231,13 @@ export class DelayProxy {
     this.held = new Held();
   }
 
-  private connection(client: Socket): void {
-    const upstream = connect(this.route.targetPort, this.route.targetHost);
-    for (const socket of [client, upstream]) {
-      socket.setNoDelay(true);
-      this.sockets.add(socket);
-    }
+  private link(client: Socket, upstream: Socket): void {
     const delay = () => this.delayMs;
     const held = () => this.held;
-    const up = new DelayedPipe(upstream, delay, held);
-    const down = new DelayedPipe(client, delay, held);
     let answered = true;
+    let requestPassed = 0;
+    const up = new DelayedPipe(upstream, delay, held, (at) => (requestPassed = at));
+    const down = new DelayedPipe(client, delay, held);
     client
       .on('data', (chunk: Buffer) => {
         if (answered) this.held.exchanges++;
@@ -215,23 +247,12 @@ export class DelayProxy {
       .on('end', () => up.end());
     upstream
       .on('data', (chunk: Buffer) => {
+        this.held.answerChunks++;
+        if (!answered) this.held.served.add(now() - requestPassed);
         answered = true;
         down.push(chunk);
       })
       .on('end', () => down.end());
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('close', close).on('error', close);
-    upstream.on('close', close).on('error', close);
-  }
-
-  close(): void {
-    this.server?.close();
-    for (const socket of this.sockets) socket.destroy();
   }
 }
 

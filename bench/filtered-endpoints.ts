@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppConfig } from '@wharf/core';
 import { FAN_OUT, WORKER_DATABASE_SETTINGS } from '@wharf/webhooks/worker';
 import { Client } from 'pg';
 import { Agent, request } from 'undici';
-import { sleep, startBenchApi, startProcess, stopProcess } from './bench-support';
+import { median, sleep, startBenchApi, startProcess, stopProcess } from './bench-support';
+import { procSeconds } from './process-cpu';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
 /**
@@ -17,12 +18,6 @@ const FILTER = {
   'data.capacity': { $gte: 0 },
   'data.city': { $in: ['c', 'Rotterdam'] },
   $or: [{ 'data.zip': 'z' }, { 'data.additionalData.changes': { $exists: true } }],
-};
-
-const TICKS_PER_SECOND = 100;
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 };
 
 interface Variant {
@@ -107,7 +102,7 @@ export async function filteredEndpoints(
       );
     // The relay's statement over the whole backlog, batch by batch, then rolled back: the worker does it again.
     await pg.query('BEGIN');
-    const before = cpuSeconds(pid);
+    const before = procSeconds(pid) ?? 0;
     let claimed = 0;
     for (;;) {
       const rows = (await pg.query(FAN_OUT)).rows as { claimed: number | null }[];
@@ -115,7 +110,7 @@ export async function filteredEndpoints(
       if (!batch) break;
       claimed += batch;
     }
-    const relayCpu = cpuSeconds(pid) - before;
+    const relayCpu = (procSeconds(pid) ?? 0) - before;
     await pg.query('ROLLBACK');
     if (claimed !== events) throw new Error(`the fan-out claimed ${claimed} of ${events} events`);
 
@@ -144,7 +139,6 @@ export async function filteredEndpoints(
         : { without_filters: first, with_filters: second },
     );
   }
-  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
   const result = {
     endpoints: ENDPOINTS,
     filtered_endpoints: filtered,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { dataSourceOptions } from '@wharf/core';
@@ -29,12 +30,14 @@ import { freePort } from './ports';
  * which the round trips it makes follow), deliveries/s draining a backlog, and commit → receipt at a rate.
  */
 const DELAYS = (process.env.BENCH_DELAYS ?? '0,0.5,2').split(',').map(Number);
+/** The delays are measured in turn this many times: each figure is given as its median and range. */
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const DURATION = Number(process.env.BENCH_DURATION ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const ALONE = Number(process.env.BENCH_ALONE ?? 200);
 const WAREHOUSES = Number(process.env.BENCH_WAREHOUSES ?? 2_000);
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 5);
 const W = '/inventory/int/v1/warehouses';
@@ -174,6 +177,23 @@ async function alone(url: string, headers: Record<string, string>, route: Route)
   await agent.close();
   times.sort((a, b) => a - b);
   return Number(percentile(times, 50).toFixed(3));
+}
+
+/**
+ * What the requests alone exchanged with each server, a request on average, and how long the proxy held
+ * each chunk and PostgreSQL took to answer: the request's latency less those is the api's (and the client's).
+ */
+function aloneWire(wire: Record<Pair, HeldStats>) {
+  const pg = wire['api-postgresql'];
+  return {
+    round_trips_counted: {
+      postgresql: Number((pg.exchanges / ALONE).toFixed(2)),
+      redis: Number((wire['api-redis'].exchanges / ALONE).toFixed(2)),
+    },
+    postgresql_answer_chunks: Number((pg.answer_chunks / Math.max(1, pg.exchanges)).toFixed(2)),
+    postgresql_server_p50_ms: pg.server_p50_ms,
+    held_one_way: { p50_ms: pg.p50_ms, mean_ms: pg.mean_ms, p99_ms: pg.p99_ms },
+  };
 }
 
 interface Deliveries {
@@ -377,25 +397,17 @@ async function main() {
     for (const route of Object.values(crud)) await underLoad(url, headers, route, 2);
     const rounds = [];
     let worker: ChildProcess | undefined;
-    for (const delay of DELAYS) {
+    const turns = Array.from({ length: REPEAT }, () => DELAYS).flat();
+    for (const delay of turns) {
       await proxies.setDelay(delay);
       const routesMeasured: Record<string, object> = {};
       for (const [name, route] of Object.entries(crud)) {
         if (WARMUP) await underLoad(url, headers, route, WARMUP);
         const loaded = await underLoad(url, headers, route, DURATION);
-        const before = await proxies.stats();
+        await proxies.setDelay(delay); // the proxies' tallies from here: the requests alone
         const alone_p50_ms = await alone(url, headers, route);
-        const after = await proxies.stats();
-        // What a request alone sent each server: the round trips it waited for, counted on the wire.
-        const per = (pair: Pair) =>
-          Number(((after[pair].exchanges - before[pair].exchanges) / ALONE).toFixed(2));
-        routesMeasured[name] = {
-          ...loaded,
-          alone_p50_ms,
-          round_trips_counted: { postgresql: per('api-postgresql'), redis: per('api-redis') },
-        };
+        routesMeasured[name] = { ...loaded, alone_p50_ms, alone_wire: aloneWire(await proxies.stats()) };
       }
-      const held = await proxies.stats();
       await proxies.setDelay(delay);
       if (worker) await stopProcess(worker);
       const hooks = await webhooks.round(
@@ -410,8 +422,9 @@ async function main() {
         delay_ms: delay,
         routes: routesMeasured,
         webhooks: hooks.result,
-        held_during_routes: held,
         held_during_webhooks: await proxies.stats(),
+        // The machine's load as the round ended: others' work shares its cores.
+        load_average_1m: Number(loadavg()[0].toFixed(1)),
       });
       process.stdout.write(`delay ${delay} ms: ${JSON.stringify(rounds[rounds.length - 1])}\n`);
     }
@@ -428,27 +441,42 @@ type Round = {
   delay_ms: number;
   routes: Record<string, any>;
   webhooks: Deliveries;
-  held_during_routes: Record<Pair, HeldStats>;
   held_during_webhooks: Record<Pair, HeldStats>;
+  load_average_1m: number;
 };
 
-/** Prints the table and writes bench/results/hosts-latest.json, with the round trips each route's latency implies. */
-function report(rounds: Round[]) {
-  const base = rounds.find((round) => round.delay_ms === 0);
-  for (const round of rounds) {
-    // A request alone waits its round trips' delays in turn: each adds twice what the proxy held on average.
-    const held = round.held_during_routes['api-postgresql'].mean_ms;
-    for (const [name, measured] of Object.entries(round.routes)) {
-      const before = base?.routes[name]?.alone_p50_ms as number | undefined;
-      measured.round_trips_implied =
-        before !== undefined && round.delay_ms > 0 && held > 0
-          ? Number(((measured.alone_p50_ms - before) / (2 * held)).toFixed(2))
-          : null;
-    }
+/** `values`' median and range, as printed: `12 (10–15)`. */
+function spread(values: number[], digits = 0): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const f = (n: number) => n.toFixed(digits);
+  const median = percentile(sorted, 50);
+  return sorted.length > 1 ? `${f(median)} (${f(sorted[0])}–${f(sorted[sorted.length - 1])})` : f(median);
+}
+
+/**
+ * Adds to each GET alone the share of its median latency that its one round trip accounts for (held twice,
+ * answered in PostgreSQL's median time), and the rest: the api's and the client's. A write's second exchange
+ * is the relay's wake-up, sent after its answer, so the writes are left out.
+ */
+function breakDown(round: Round): void {
+  for (const [name, measured] of Object.entries(round.routes)) {
+    if (!name.startsWith('GET')) continue;
+    const wire = measured.alone_wire;
+    const trip = 2 * wire.held_one_way.p50_ms + wire.postgresql_server_p50_ms;
+    measured.alone_breakdown = {
+      round_trip_ms: Number(trip.toFixed(3)),
+      api_and_client_ms: Number((measured.alone_p50_ms - trip).toFixed(3)),
+    };
   }
+}
+
+/** Prints each figure's median and range over the repeats, and writes bench/results/hosts-latest.json. */
+function report(rounds: Round[]) {
+  rounds.forEach(breakDown);
   const result = {
     settings: {
       delays_ms: DELAYS,
+      repeats: REPEAT,
       connections: CONNECTIONS,
       duration_s: DURATION,
       alone_requests: ALONE,
@@ -459,22 +487,41 @@ function report(rounds: Round[]) {
     },
     rounds,
   };
-  process.stdout.write(
-    '\ndelay ms  route      req/s   p50/p99 ms   alone p50 ms  round trips (latency; counted pg+redis)\n',
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(
+    '\ndelay  route     req/s | p99 ms | alone p50 ms | pg+redis trips | answer chunks | pg p50 ms | held p50 ms | api+client ms',
   );
-  for (const round of rounds) {
-    for (const [name, m] of Object.entries(round.routes))
-      process.stdout.write(
-        `${String(round.delay_ms).padEnd(8)}  ${name.padEnd(9)} ${String(m.rps).padStart(6)}   ${`${m.p50}/${m.p99}`.padEnd(11)}  ${String(m.alone_p50_ms).padStart(12)}  ${m.round_trips_implied ?? '–'}; ${m.round_trips_counted.postgresql}+${m.round_trips_counted.redis}\n`,
+  for (const delay of DELAYS) {
+    const of = rounds.filter((round) => round.delay_ms === delay);
+    for (const name of Object.keys(of[0].routes)) {
+      const m = of.map((round) => round.routes[name]);
+      const r0 = m[0];
+      const col = (pick: (r: any) => number, digits = 0) => spread(m.map(pick), digits);
+      out(
+        [
+          `${String(delay).padEnd(5)}  ${name.padEnd(8)} ${col((r) => r.rps)}`,
+          col((r) => r.p99),
+          col((r) => r.alone_p50_ms, 1),
+          `${col((r) => r.alone_wire.round_trips_counted.postgresql, 2)}+${col((r) => r.alone_wire.round_trips_counted.redis, 2)}`,
+          col((r) => r.alone_wire.postgresql_answer_chunks, 2),
+          col((r) => r.alone_wire.postgresql_server_p50_ms, 2),
+          col((r) => r.alone_wire.held_one_way.p50_ms, 2),
+          r0.alone_breakdown ? col((r) => r.alone_breakdown.api_and_client_ms, 2) : '–',
+        ].join(' | '),
       );
-    const w = round.webhooks;
-    process.stdout.write(
-      `${String(round.delay_ms).padEnd(8)}  webhooks: ${w.deliveries_per_second} deliveries/s; commit → receipt p50 ${w.commit_to_receipt.p50_ms} ms, p99 ${w.commit_to_receipt.p99_ms} ms (${w.commit_to_receipt.delivered}/${w.commit_to_receipt.events}); one at a time p50 ${w.alone.p50_ms} ms, round trips ${JSON.stringify(w.alone.round_trips_counted)}\n`,
-    );
-    const held = round.held_during_routes['api-postgresql'];
-    const hooks = round.held_during_webhooks['worker-postgresql'];
-    process.stdout.write(
-      `${String(round.delay_ms).padEnd(8)}  held one way: api ↔ PostgreSQL p50 ${held.p50_ms} ms, mean ${held.mean_ms} ms; worker ↔ PostgreSQL p50 ${hooks.p50_ms} ms, mean ${hooks.mean_ms} ms\n`,
+    }
+    const w = of.map((round) => round.webhooks);
+    out(
+      `${String(delay).padEnd(5)}  webhooks: ${spread(w.map((x) => x.deliveries_per_second))} deliveries/s; commit → receipt p50 ${spread(w.map((x) => x.commit_to_receipt.p50_ms))} ms, p99 ${spread(w.map((x) => x.commit_to_receipt.p99_ms))} ms; one event alone p50 ${spread(
+        w.map((x) => x.alone.p50_ms),
+        1,
+      )} ms, round trips ${JSON.stringify(w[0].alone.round_trips_counted)}; held one way (worker ↔ PostgreSQL) p50 ${spread(
+        of.map((round) => round.held_during_webhooks['worker-postgresql'].p50_ms),
+        2,
+      )} ms; load average ${spread(
+        of.map((round) => round.load_average_1m),
+        1,
+      )}`,
     );
   }
   const dir = join(__dirname, '..', '..', 'bench', 'results');

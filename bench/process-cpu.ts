@@ -10,7 +10,8 @@ export interface CpuReading {
   pids: Map<number, { part: string; seconds: number }>;
 }
 
-function procSeconds(pid: number): number | undefined {
+/** CPU seconds `pid` has used so far (user + system), from /proc; undefined when it is gone. */
+export function procSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -46,8 +47,24 @@ export function serverCpuSeconds(pid: number): { server: number; postgresql: Map
   return { server: procSeconds(pid) ?? 0, postgresql };
 }
 
-/** PostgreSQL CPU seconds between two readings: a process that exited in between is left out, a new one counts whole. */
-export function postgresSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+/** CPU seconds of a server: `root` and every process right below it (a postmaster's backends), by pid. */
+export function treeSeconds(root: number): Map<number, number> {
+  const found = new Map<number, number>([[root, procSeconds(root) ?? 0]]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root)
+        found.set(Number(entry), procSeconds(Number(entry)) ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** CPU seconds between two readings by pid: a process that exited in between is left out, a new one counts whole. */
+export function secondsBetween(before: Map<number, number>, after: Map<number, number>): number {
   let seconds = 0;
   for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
   return seconds;

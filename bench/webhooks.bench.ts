@@ -13,6 +13,7 @@ import { Agent, request } from 'undici';
 import {
   benchConfig,
   forkScript,
+  median,
   percentile,
   sleep,
   startBenchApi,
@@ -348,7 +349,6 @@ async function main() {
     // One round per broker type, each with its own backlog and worker (RabbitMQ's with its floor).
     const brokerResult = BROKERS === 'none' ? undefined : await brokers();
 
-    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
     const medianCpu = (pick: (r: (typeof rounds)[number]) => Record<string, number>) =>
       Object.fromEntries(
         Object.keys(pick(rounds[0])).map((part) => [part, median(rounds.map((r) => pick(r)[part]))]),

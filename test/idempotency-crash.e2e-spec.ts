@@ -1,9 +1,9 @@
-import { Server, Socket, createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { AppConfig, deleteKeysWithPrefix, dropDatabase } from '@wharf/core';
 import { Client } from 'pg';
 import { eventually, http } from './support/http';
 import { freePort } from './support/ports';
+import { Link, TcpProxy } from './support/tcp-proxy';
 import { CLI, Spawned, assertBuilt, runNode } from './support/processes';
 import { REDIS_URL, prepareDatabase, testConfig } from './support/test-app';
 import { warehouse } from './support/webhooks';
@@ -11,29 +11,11 @@ import { warehouse } from './support/webhooks';
 const API = join(CLI, '..', '..', '..', 'api', 'src', 'main.js');
 const W = '/inventory/int/v1/warehouses';
 
-/**
- * A TCP proxy in front of the api that passes requests on but keeps every byte of the answers from the
- * client: the client's request is answered by nobody, as when an api dies after committing.
- */
-async function withholdingProxy(target: number): Promise<{ server: Server; port: number }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(target, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.on('data', (chunk) => upstream.write(chunk));
-    upstream.on('data', () => undefined);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', close).on('error', close);
-    upstream.on('close', close).on('error', close);
-  });
-  server.on('close', () => sockets.forEach((socket) => socket.destroy()));
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, port };
-}
+/** Passes requests on to the api but keeps every byte of its answers from the client (TcpProxy's `link`). */
+const withholdAnswers: Link = (client, upstream) => {
+  client.pipe(upstream);
+  upstream.resume();
+};
 
 describe('Idempotency-Key: the api killed between the commit and its answer', () => {
   let config: AppConfig;
@@ -87,7 +69,7 @@ describe('Idempotency-Key: the api killed between the commit and its answer', ()
     async (_, name, extra) => {
       const db = new Client({ connectionString: config.databaseUrl });
       await db.connect();
-      const proxy = await withholdingProxy(Number(env.PORT));
+      const proxy = await new TcpProxy(Number(env.PORT), '127.0.0.1', withholdAnswers).start();
       try {
         // The outbox's NOTIFY is delivered when the write's transaction commits.
         await db.query('LISTEN wharf_webhook_events');
@@ -126,7 +108,7 @@ describe('Idempotency-Key: the api killed between the commit and its answer', ()
         );
         expect(counts.rows[0]).toEqual({ records: 1, events: 1 });
       } finally {
-        proxy.server.close();
+        await proxy.stop();
         await db.end();
       }
     },

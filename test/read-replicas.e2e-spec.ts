@@ -211,6 +211,66 @@ describe('read replicas: reads on a streaming replica, read-your-writes per call
     }
   });
 
+  it('the events API, the request log and the activity chart read on the replica; their writer reads its own from the primary', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      const endpoint = await call('POST', '/int/v1/webhook-endpoints', writer, {
+        webhook_endpoint: { url: `${receiver.url}/hook`, events: ['warehouse.created'] },
+      });
+      expect(endpoint.status).toBe(201);
+      await replayed();
+      await pauseReplay();
+      try {
+        // Written by one key while replay is paused: an event and a request-log row on the primary only.
+        const created = await call('POST', W, reader, warehouse('Evented while paused'));
+        expect(created.status).toBe(201);
+        const tested = await call(
+          'POST',
+          `/int/v1/webhook-endpoints/${endpoint.body.webhook_endpoint.uuid}/test`,
+          reader,
+          {},
+        );
+        expect(tested.status).toBe(200);
+
+        const events = `/int/v1/events?data_id=${created.body.warehouse.uuid}`;
+        const ownEvents = await servedBy(() => call('GET', events, reader));
+        expect({ by: ownEvents.by, count: ownEvents.result.body.events.length }).toEqual({
+          by: 'primary',
+          count: 1,
+        });
+        const event = `/int/v1/events/${ownEvents.result.body.events[0].id}`;
+        const otherEvents = await servedBy(() => call('GET', events, observer));
+        expect({ by: otherEvents.by, events: otherEvents.result.body.events }).toEqual({
+          by: 'replica',
+          events: [],
+        });
+        const otherEvent = await servedBy(() => call('GET', event, observer));
+        expect({ status: otherEvent.result.status, by: otherEvent.by }).toEqual({
+          status: 404,
+          by: 'replica',
+        });
+
+        const log = `/int/v1/webhook-request-logs/${tested.body.webhook_request_log.uuid}`;
+        const ownLog = await servedBy(() => call('GET', log, reader));
+        expect({ status: ownLog.result.status, by: ownLog.by }).toEqual({ status: 200, by: 'primary' });
+        const otherLog = await servedBy(() => call('GET', log, observer));
+        expect({ status: otherLog.result.status, by: otherLog.by }).toEqual({ status: 404, by: 'replica' });
+
+        const activity = await servedBy(() => call('GET', '/int/v1/webhook-activity', observer));
+        expect({ status: activity.result.status, by: activity.by }).toEqual({ status: 200, by: 'replica' });
+        const ownActivity = await servedBy(() => call('GET', '/int/v1/webhook-activity', reader));
+        expect({ status: ownActivity.result.status, by: ownActivity.by }).toEqual({
+          status: 200,
+          by: 'primary',
+        });
+      } finally {
+        await resumeReplay();
+      }
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('skips a replica further behind than DATABASE_REPLICA_MAX_LAG: /health says lagging, reads go to the primary', async () => {
     const strict = await startApi({
       config: { ...api.config, databaseReplicaMaxLagMs: 1000 },

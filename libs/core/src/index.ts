@@ -12,13 +12,7 @@ export * from './database/pool';
 export * from './database/typeorm-pg';
 export * from './database/lost-race';
 export * from './database/pinned-connection';
-export {
-  REPLICA_SAMPLE_MS,
-  readQuery,
-  readReplicasOf,
-  type ReadReplicas,
-  type ReplicaState,
-} from './database/read-replicas';
+export { readQuery } from './database/read-replicas';
 export * from './database/read-replicas.module';
 export * from './database/preflight';
 export * from './database/preflight-all';

@@ -1,5 +1,6 @@
 import {
   DynamicModule,
+  Global,
   Inject,
   Injectable,
   Module,
@@ -12,13 +13,17 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { Metrics } from '../metrics/metrics';
-import { ReadReplicas, registerReadReplicas, unregisterReadReplicas } from './read-replicas';
+import { ReadReplicas } from './read-replicas';
 import { poolOf } from './typeorm-pg';
 
-/** The api's replicas (DATABASE_REPLICA_URLS), sampled while it runs, and their metrics. */
+/**
+ * The api's replicas (DATABASE_REPLICA_URLS), sampled while it runs, and their metrics. Whatever reads on a
+ * replica injects it (optionally: the worker and the CLI have none) and passes `replicas` to readQuery.
+ */
 @Injectable()
 export class ReadReplicasHost implements OnModuleInit, OnApplicationShutdown {
-  private readonly replicas?: ReadReplicas;
+  /** None without DATABASE_REPLICA_URLS. */
+  readonly replicas?: ReadReplicas;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -33,7 +38,6 @@ export class ReadReplicasHost implements OnModuleInit, OnApplicationShutdown {
       config.databaseReplicaMaxLagMs,
     );
     this.instrument(this.replicas);
-    registerReadReplicas(this.replicas);
   }
 
   /** A first sample before the api serves, so its first reads may already go to the replicas. */
@@ -74,16 +78,15 @@ export class ReadReplicasHost implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.replicas) return;
-    unregisterReadReplicas(this.replicas);
-    await this.replicas.stop();
+    await this.replicas?.stop();
   }
 }
 
 /** The api's reads on replicas (imported by the api alone: the worker never connects to one). */
+@Global()
 @Module({})
 export class ReadReplicasModule {
   static forRoot(): DynamicModule {
-    return { module: ReadReplicasModule, providers: [ReadReplicasHost] };
+    return { module: ReadReplicasModule, providers: [ReadReplicasHost], exports: [ReadReplicasHost] };
   }
 }

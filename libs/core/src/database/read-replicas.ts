@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { DatabaseError, Pool, type QueryConfig, type QueryResult } from 'pg';
 import { describeFailure, unavailableDependency } from '../common/outage';
+import { within } from '../common/within';
 import { RequestContext, type RequestScope } from '../tenancy/request-context';
 import { PrimaryPositions } from './replica-lag';
 import { WriteMarks, parseLsn } from './write-marks';
 
 /** How often the api reads the primary's WAL position and each replica's replay position. */
-export const REPLICA_SAMPLE_MS = 100;
+const REPLICA_SAMPLE_MS = 100;
 /** A sample that takes longer finds its server down. */
 const SAMPLE_TIMEOUT_MS = 1500;
 // The insert position, not the write position: at or past a commit whatever synchronous_commit says.
@@ -48,13 +49,6 @@ function poolOf(url: string, max: number, name: string): Pool {
   });
   pool.on('error', () => undefined);
   return pool;
-}
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
 }
 
 /** The key of a caller's writes: its portal session, else its API key (random uuids both). */
@@ -216,30 +210,14 @@ export class ReadReplicas {
   }
 }
 
-const replicasOf = new WeakMap<Pool, ReadReplicas>();
-
-/** Makes reads through `readQuery(replicas.primary, …)` go where `replicas` chooses. */
-export function registerReadReplicas(replicas: ReadReplicas): void {
-  replicasOf.set(replicas.primary, replicas);
-}
-
-export function unregisterReadReplicas(replicas: ReadReplicas): void {
-  if (replicasOf.get(replicas.primary) === replicas) replicasOf.delete(replicas.primary);
-}
-
-/** The replicas the api reads from beside `primary`, if any (none in the worker and the CLI). */
-export function readReplicasOf(primary: Pool): ReadReplicas | undefined {
-  return replicasOf.get(primary);
-}
-
 /**
- * A statement that only reads, on `primary` or on one of its replicas (see ReadReplicas.choose): the
- * primary itself when the process has none.
+ * A statement that only reads, on one of `replicas` (see ReadReplicas.choose), or on `primary` when the
+ * process has none (the worker, the CLI, an api without DATABASE_REPLICA_URLS).
  */
 export function readQuery<R extends Record<string, any> = any>(
   primary: Pool,
   config: QueryConfig,
+  replicas: ReadReplicas | undefined,
 ): Promise<QueryResult<R>> {
-  const replicas = replicasOf.get(primary);
   return replicas ? replicas.query<R>(config) : primary.query<R>(config);
 }

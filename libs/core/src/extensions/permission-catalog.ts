@@ -10,6 +10,7 @@ import {
   patternWithin,
   permissionMatches,
 } from '../access/permissions';
+import { READ_ONLY_METHODS } from '../common/read-only-methods';
 import { IS_PUBLIC } from '../access/public.decorator';
 import { pluralPath, rootKeys } from '../resources/naming';
 import { resourceControllerInfo } from '../resources/resource-controller';
@@ -35,7 +36,6 @@ const GENERATED: Record<string, 'read' | 'write'> = {
   patch: 'write',
   remove: 'write',
 };
-const READ_METHODS = new Set(['GET', 'HEAD']);
 const GRANTS_CACHED = 1_000;
 
 const metadata = (key: string, target: object): unknown => Reflect.getMetadata(key, target);
@@ -78,7 +78,7 @@ export class PermissionCatalog {
     const resource = resourceControllerInfo(controller);
     const scope = resource && resourceScope(resource.entity);
     if (scope) {
-      const action = GENERATED[route.name] ?? (READ_METHODS.has(route.method) ? 'read' : 'write');
+      const action = GENERATED[route.name] ?? (READ_ONLY_METHODS.has(route.method) ? 'read' : 'write');
       return `${scope}:${action}`;
     }
     const shared = metadata(PERMISSION, controller) as string | false | undefined;

@@ -3,6 +3,7 @@ import { DiscoveryService, ModuleRef, ModulesContainer } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
+import { ReadReplicasHost } from '../database/read-replicas.module';
 import type { AppConfig } from '../config/config';
 import { extensionManifest, isExtension } from './extension.decorator';
 import type { ResourceDefinition, ResourceHooks, RowVisibility } from '../resources/resource-definition';
@@ -25,6 +26,7 @@ export class ResourceServices {
     private readonly discovery: DiscoveryService,
     private readonly modules?: ModulesContainer,
     @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
+    @Optional() private readonly replicas?: ReadReplicasHost,
   ) {}
 
   private declared?: DeclaredEvents;
@@ -47,6 +49,7 @@ export class ResourceServices {
         (def) => this.referrersOf(def),
         this.declaredEvents(),
         def.visibility && this.moduleRef.get<RowVisibility>(def.visibility.by, { strict: false }),
+        this.replicas?.replicas,
       );
       this.services.set(entity, service);
     }

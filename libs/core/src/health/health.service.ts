@@ -1,13 +1,14 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Cluster, Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { createFailFastRedis } from '../redis/redis';
-import { readReplicasOf, type ReplicaState } from '../database/read-replicas';
-import { poolOf } from '../database/typeorm-pg';
+import type { ReplicaState } from '../database/read-replicas';
+import { ReadReplicasHost } from '../database/read-replicas.module';
 import { Dependency } from '../common/outage';
+import { within } from '../common/within';
 
 export type CheckState = 'up' | 'down';
 /**
@@ -23,13 +24,6 @@ export interface HealthReport {
 
 const CHECK_TIMEOUT_MS = 1500;
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
-}
-
 @Injectable()
 export class HealthService implements OnApplicationShutdown {
   private readonly redis: Redis | Cluster;
@@ -39,6 +33,7 @@ export class HealthService implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() private readonly replicas?: ReadReplicasHost,
   ) {
     this.redis = createFailFastRedis(config, 'health');
     this.needsRedis = config.rateLimitFail === 'closed';
@@ -47,9 +42,7 @@ export class HealthService implements OnApplicationShutdown {
   async check(): Promise<HealthReport> {
     const [database, redis] = await Promise.all([this.probe('database'), this.probe('redis')]);
     const serves = database === 'up' && (redis === 'up' || !this.needsRedis);
-    const replicas = readReplicasOf(poolOf(this.dataSource))
-      ?.states()
-      .map((replica) => replica.state);
+    const replicas = this.replicas?.replicas?.states().map((replica) => replica.state);
     const whole = redis === 'up' && (replicas ?? []).every((state) => state === 'up');
     const status = !serves ? 'error' : whole ? 'ok' : 'degraded';
     return { status, checks: replicas ? { database, redis, replicas } : { database, redis } };

@@ -4,6 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
+import { READ_ONLY_METHODS } from '../common/read-only-methods';
 import { RequestContext, RequestScope } from '../tenancy/request-context';
 import { KEYS_ONLY, READ_BY_POST } from '../access/access.decorator';
 import { AUTHENTICATOR, Authenticator, portalCookie } from '../access/authenticator';
@@ -34,7 +35,6 @@ export const ROUTE_PERMISSION = 'wharfPermission';
 export const PORTAL_WRITE_HEADER = 'x-wharf-portal';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function forbidden(detail: string): ApiError {
   return ApiError.of(403, detail);
@@ -176,7 +176,7 @@ async function authenticatePortal(
   if (!scope?.portal)
     throw unauthorized('The portal session has expired or was revoked: open a new portal link.');
   if (access === 'keys') throw forbidden('A portal session cannot do this: use an API key.');
-  if (!SAFE_METHODS.has(request.method)) {
+  if (!READ_ONLY_METHODS.has(request.method)) {
     if (request.headers[PORTAL_WRITE_HEADER] !== '1')
       throw forbidden(`A write with a portal session must send the ${PORTAL_WRITE_HEADER}: 1 header.`);
     if (scope.portal.readOnly && !reads) throw forbidden('This portal session is read-only.');

@@ -1,11 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DataSource } from 'typeorm';
-import { readReplicasOf } from '../database/read-replicas';
-import { poolOf } from '../database/typeorm-pg';
+import { READ_ONLY_METHODS } from '../common/read-only-methods';
+import { ReadReplicasHost } from '../database/read-replicas.module';
 import { RequestContext } from '../tenancy/request-context';
 import type { SendStage, StageFor } from './pipeline-stage';
-
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const passOn: SendStage = (_request, _reply, payload) => payload;
 
@@ -16,9 +13,8 @@ const passOn: SendStage = (_request, _reply, payload) => payload;
  */
 export function configureReadYourWrites(app: NestFastifyApplication): StageFor<'onSend'> {
   return (route) => {
-    // Looked up at a route's first request: the replicas are registered while the api initialises.
-    const replicas = readReplicasOf(poolOf(app.get(DataSource)));
-    if (!replicas || route.methods.every((method) => READS.has(method))) return passOn;
+    const replicas = app.get(ReadReplicasHost, { strict: false }).replicas;
+    if (!replicas || route.methods.every((method) => READ_ONLY_METHODS.has(method))) return passOn;
     return (_request, reply, payload) => {
       // A refused request (4xx, 5xx) wrote nothing: its caller's reads need not wait for the replicas.
       if (reply.statusCode < 400) replicas.wrote(RequestContext.current());

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { untouchedKeyedRequest } from '../database/pinned-connection';
+import type { ReadReplicas } from '../database/read-replicas';
 import { poolOf } from '../database/typeorm-pg';
 import { JsonText, underKey } from '../common/json-text';
 import { WriteInput, readWriteBody } from './body-reader';
@@ -62,10 +63,12 @@ export class ResourceService {
     private readonly declared?: DeclaredEvents,
     /** Which rows a caller reads, when the resource declares `visibility`. */
     visibility?: RowVisibility,
+    /** The api's replicas, where its reads may go (none in the worker and the CLI). */
+    replicas?: ReadReplicas,
   ) {
     this.sql = sqlOfPool(poolOf(dataSource));
     this.unpinned = sqlOfUnpinnedPool(poolOf(dataSource));
-    this.reader = new ResourceReader(def, sqlOfReads(poolOf(dataSource)), visibility);
+    this.reader = new ResourceReader(def, sqlOfReads(poolOf(dataSource), replicas), visibility);
     this.writer = new ResourceWriter(def, hooksOf, referrersOf);
   }
 

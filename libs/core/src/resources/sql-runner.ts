@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { QueryRunner } from 'typeorm';
 import { prepared as preparedStatement } from '../database/pool';
 import { queryUnpinned } from '../database/pinned-connection';
-import { readQuery } from '../database/read-replicas';
+import { ReadReplicas, readQuery } from '../database/read-replicas';
 import { clientOf } from '../database/typeorm-pg';
 
 /** Anything that can run a statement and give back rows. */
@@ -23,9 +23,10 @@ export const sqlOfPool = (pool: Pool): Sql => ({
   rows: async (sql, params, prepared) => (await pool.query(statement(sql, params, prepared))).rows,
 });
 
-/** Reads only: on the pool, or on one of the api's replicas where read-replicas.ts allows it. */
-export const sqlOfReads = (pool: Pool): Sql => ({
-  rows: async (sql, params, prepared) => (await readQuery(pool, statement(sql, params, prepared))).rows,
+/** Reads only: on the pool, or on one of the api's `replicas` where read-replicas.ts allows it. */
+export const sqlOfReads = (pool: Pool, replicas: ReadReplicas | undefined): Sql => ({
+  rows: async (sql, params, prepared) =>
+    (await readQuery(pool, statement(sql, params, prepared), replicas)).rows,
 });
 
 /** sqlOfPool on a connection of the pool's own even while the request has one pinned (pinned-connection.ts). */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { READ_ONLY_METHODS } from '../common/read-only-methods';
 
 /** What a caller may do (see PermissionGrants): `all` when it holds every permission. */
 export interface PermissionCheck {
@@ -48,7 +49,7 @@ export const RequestContext = {
    */
   open(next: () => void, request?: object): void {
     const method = (request as { method?: string } | undefined)?.method;
-    const holder: ScopeHolder = { readsOnly: method === 'GET' || method === 'HEAD' };
+    const holder: ScopeHolder = { readsOnly: method !== undefined && READ_ONLY_METHODS.has(method) };
     if (request) (request as Record<symbol, ScopeHolder>)[HOLDER] = holder;
     storage.run(holder, next);
   },

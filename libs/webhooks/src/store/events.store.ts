@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { poolOf, readQuery } from '@wharf/core';
+import { ReadReplicasHost, poolOf, readQuery } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { EVENT_DELIVERIES, LIST_EVENTS, LIST_UNSUCCESSFUL_EVENTS } from './events.sql';
 
@@ -43,7 +43,10 @@ export interface EventDelivery {
  */
 @Injectable()
 export class EventsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly replicas?: ReadReplicasHost,
+  ) {}
 
   async list(query: EventQuery): Promise<StoredEvent[]> {
     // The names asked for, of those the caller may read: the same bound list ($4) filters both.
@@ -62,10 +65,14 @@ export class EventsStore {
       query.limit,
     ];
     const unsuccessfulOnly = query.deliverySuccess === false;
-    const { rows } = await readQuery<StoredEvent>(poolOf(this.dataSource), {
-      text: unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
-      values: unsuccessfulOnly ? params : [...params, query.deliverySuccess],
-    });
+    const { rows } = await readQuery<StoredEvent>(
+      poolOf(this.dataSource),
+      {
+        text: unsuccessfulOnly ? LIST_UNSUCCESSFUL_EVENTS : LIST_EVENTS,
+        values: unsuccessfulOnly ? params : [...params, query.deliverySuccess],
+      },
+      this.replicas?.replicas,
+    );
     return rows;
   }
 
@@ -80,6 +87,7 @@ export class EventsStore {
   ): Promise<EventDelivery[]> {
     const pool = poolOf(this.dataSource);
     const values = [company, eventId, readable];
-    return (await readQuery<EventDelivery>(pool, { text: EVENT_DELIVERIES, values })).rows;
+    return (await readQuery<EventDelivery>(pool, { text: EVENT_DELIVERIES, values }, this.replicas?.replicas))
+      .rows;
   }
 }

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { poolOf, readQuery } from '@wharf/core';
+import { ReadReplicasHost, poolOf, readQuery } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { newEventId } from '../outbox/event-id';
 import { Attempt } from '../transport/destination';
@@ -54,7 +54,10 @@ export interface TestEvent {
  */
 @Injectable()
 export class RequestLogStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly replicas?: ReadReplicasHost,
+  ) {}
 
   private get pool() {
     return poolOf(this.dataSource);
@@ -64,7 +67,9 @@ export class RequestLogStore {
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
     const { company, from, to, endpoint, retries, interval, events } = query;
     const values = [company, from, to, endpoint, retries, interval, events];
-    return (await readQuery<ActivityBucket>(this.pool, { text: ACTIVITY_BUCKETS, values })).rows;
+    return (
+      await readQuery<ActivityBucket>(this.pool, { text: ACTIVITY_BUCKETS, values }, this.replicas?.replicas)
+    ).rows;
   }
 
   // The live stream's reads stay on the primary: it is woken by the primary's NOTIFY, and a replay after a
