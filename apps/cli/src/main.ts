@@ -1,7 +1,11 @@
+#!/usr/bin/env node
 import 'reflect-metadata';
 import { loadConfig, runMain } from '@wharf/core';
 import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
+import { ApiCallError } from './api-client';
 import { parseArgs } from './args';
+import { listen } from './listen.command';
+import { trigger } from './trigger.command';
 import { deleteCompany } from './companies.command';
 import { emberClient, typescriptClient } from './clients/client.command';
 import { migrate } from './migrate.command';
@@ -26,7 +30,12 @@ const USAGE = `usage: wharf <command>
   migration:check                               fail, naming each column, when entities and migrations disagree
   migration:generate <extension> <Name> [--dir D] [--backfill column=value]
                                                 write the migration of the extension's entity changes
-  extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)`;
+  extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)
+  listen --forward-to URL [--events E,…] [--payload thin] [--filter JSON]
+                                                forward the company's webhooks to a local URL, signed
+  trigger <event> [--data file.json]            send a test event to every endpoint and listen session for it
+                                                listen, trigger: [--api URL] (WHARF_API_URL, default
+                                                http://localhost:3000) [--key KEY] (WHARF_API_KEY)`;
 
 const COMMANDS = {
   start,
@@ -43,6 +52,9 @@ const COMMANDS = {
   'extension:new': newExtension,
 } as const;
 
+/** Commands that talk to a running api, not to the database: they need no configuration of their own. */
+const API_COMMANDS = { listen, trigger } as const;
+
 runMain(async () => {
   const args = parseArgs(process.argv.slice(2));
   // Own keys only: `constructor` or `toString` is an unknown command, not Object.prototype's.
@@ -50,6 +62,23 @@ runMain(async () => {
     args.command && Object.hasOwn(COMMANDS, args.command)
       ? COMMANDS[args.command as keyof typeof COMMANDS]
       : undefined;
+  const apiCommand =
+    args.command && Object.hasOwn(API_COMMANDS, args.command)
+      ? API_COMMANDS[args.command as keyof typeof API_COMMANDS]
+      : undefined;
+  if (apiCommand) {
+    try {
+      await apiCommand(args);
+    } catch (error) {
+      const unreachable = error instanceof TypeError && error.message === 'fetch failed';
+      if (!(error instanceof UsageError || error instanceof ApiCallError || unreachable)) throw error;
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      const message = unreachable ? 'cannot reach the api (--api)' : error.message;
+      process.stderr.write(`wharf: ${message}${cause ? ` (${cause})` : ''}\n`);
+      process.exitCode = error instanceof UsageError ? 2 : 1;
+    }
+    return;
+  }
   if (!command) {
     if (args.command) process.stderr.write(`wharf: unknown command: ${args.command}\n`);
     process.stderr.write(`${USAGE}\n`);

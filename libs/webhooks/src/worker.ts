@@ -19,6 +19,7 @@ import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 import { LostJobs } from './stages/recovery/lost-jobs';
 import { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
 import { ErasureRunner } from './stages/lifecycle/erasure.runner';
+import { ListenSessionReaper } from './stages/lifecycle/listen-session.reaper';
 import { DESTINATION } from './transport/destination';
 import { DestinationRouter } from './destinations/destination-router';
 
@@ -74,6 +75,7 @@ export const WORKER_DATABASE_SETTINGS = {
     LostJobs,
     PartitionMaintainer,
     ErasureRunner,
+    ListenSessionReaper,
     DeliveryMetrics,
     MetricsListener,
   ],
