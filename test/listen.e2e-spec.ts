@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
 import { AccountsService } from '@wharf/accounts';
+import { createRedis } from '@wharf/core';
+import { ListenSessionReaper } from '@wharf/webhooks/worker';
 import { Webhook } from 'standardwebhooks';
 import { createCompany, TestCompany } from './support/accounts';
 import { eventually, http } from './support/http';
-import { CLI, Spawned, assertBuilt, runNode } from './support/processes';
+import { freePort } from './support/ports';
+import { CLI, ROOT, Spawned, assertBuilt, runNode } from './support/processes';
 import { Received, Receiver } from './support/receiver';
 import { TcpProxy } from './support/tcp-proxy';
 import { startApi, TestApi } from './support/test-app';
@@ -187,6 +190,14 @@ describe('wharf listen and wharf trigger', () => {
     );
     expect(run.output()).toMatch(/Stream lost \(.+\); resuming…\n/);
     expect(run.output()).toContain('Stream resumed.');
+    // Resumed from the stream, not made up by retries: one attempt per event in the log, each a success.
+    const [session] = (await sessions()).filter((endpoint) => endpoint.url === url);
+    const logs = (
+      await call('GET', `/int/v1/webhook-request-logs?webhook_endpoint_uuid=${session.uuid}&limit=100`)
+    ).body.webhook_request_logs;
+    expect(logs.map((row: any) => [row.event_id, row.status, row.response_status]).sort()).toEqual(
+      all.map(({ id }) => [id, 'successful', 201]).sort(),
+    );
   }, 180_000);
 
   it('sends --payload thin deliveries as an endpoint does', async () => {
@@ -272,6 +283,63 @@ describe('wharf listen and wharf trigger', () => {
     expect((await unknown.exited).code).toBe(1);
     expect(unknown.output()).toMatch(/^wharf: the api answered 404: "order\.exploded" is not an event/);
   }, 120_000);
+
+  it('runs the receiver of docs/local-development.md: what it verifies is what the session forwards', async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'local-development.md'), 'utf8');
+    const code = /```js receiver\n([\s\S]*?)```/.exec(doc)![1];
+    expect(code.trim().split('\n')).toHaveLength(5);
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-receiver-'));
+    const port = await freePort();
+    try {
+      writeFileSync(join(dir, 'receiver.js'), code);
+      const { run, secret } = await listen([
+        '--forward-to',
+        `http://127.0.0.1:${port}/webhook`,
+        '--events',
+        'warehouse.deleted',
+      ]);
+      const received = runNode(join(dir, 'receiver.js'), [], {
+        WEBHOOK_SECRET: secret,
+        PORT: String(port),
+        NODE_PATH: join(ROOT, 'node_modules'),
+      });
+      running.push(received);
+      await eventually(
+        async () => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST' })).status === 400,
+      );
+      const created = (await call('POST', W, warehouse('Short-lived'))).body.warehouse;
+      await call('DELETE', `${W}/${created.uuid}`);
+      await eventually(async () => received.output().includes('verified warehouse.deleted'), 60_000);
+      const [deleted] = (await call('GET', '/int/v1/events?event=warehouse.deleted')).body.events;
+      expect(lines(run)).toEqual(
+        expect.arrayContaining(
+          forwarded('warehouse.deleted', deleted.id, `http://127.0.0.1:${port}/webhook`, 200),
+        ),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('deletes a session whose stream has been gone for the grace period; one whose stream is open stays', async () => {
+    const abandonedUrl = `${receiver.url}/abandoned`;
+    const { run } = await listen(['--forward-to', abandonedUrl]);
+    await listen(['--forward-to', `${receiver.url}/kept`]);
+    const abandoned = (await sessions()).find((endpoint) => endpoint.url === abandonedUrl);
+    // Killed: it ends nothing itself.
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect((await sessions()).map((endpoint) => endpoint.uuid)).toContain(abandoned.uuid);
+    // The grace period passing, in place of waiting 10 minutes: the session's alive mark expires.
+    const redis = createRedis(api.config);
+    await redis.del(`${api.config.queuePrefix}:listen:${abandoned.uuid}:alive`);
+    redis.disconnect();
+    const before = (await sessions()).length;
+    expect(await worker.get(ListenSessionReaper).reap()).toBe(1);
+    const after = await sessions();
+    expect(after).toHaveLength(before - 1);
+    expect(after.map((endpoint) => endpoint.uuid)).not.toContain(abandoned.uuid);
+  }, 60_000);
 
   it('^C ends the session: its endpoint is gone', async () => {
     const { run } = await listen(['--forward-to', `${receiver.url}/ended`]);

@@ -1,5 +1,4 @@
-import { UsageError } from './accounts.command';
-import { ParsedArgs } from './args';
+import { ParsedArgs, UsageError } from './args';
 
 /** Where a running api is and the key to call it with: `--api`, `--key`, else the environment. */
 export interface ApiTarget {

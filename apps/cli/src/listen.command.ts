@@ -1,6 +1,5 @@
-import { UsageError } from './accounts.command';
 import { ApiCallError, ApiTarget, apiTarget, callApi } from './api-client';
-import { ParsedArgs } from './args';
+import { ParsedArgs, UsageError } from './args';
 import { readEventStream } from './event-stream';
 
 /** One delivery as the session's stream carries it (see the api's ListenChannel). */

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { UsageError } from './accounts.command';
 import { apiTarget, callApi } from './api-client';
-import { ParsedArgs } from './args';
+import { ParsedArgs, UsageError } from './args';
 
 interface Triggered {
   webhook_trigger: {

@@ -30,6 +30,7 @@ export { OutboxRelay } from './stages/fan-out/outbox.relay';
 export { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 export { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
 export { ErasureRunner } from './stages/lifecycle/erasure.runner';
+export { ListenSessionReaper } from './stages/lifecycle/listen-session.reaper';
 /** The request-log purge is now partition retention (its purge() drops partitions; no DELETE). */
 export { PartitionMaintainer as RequestLogPurger } from './stages/lifecycle/partition.maintainer';
 export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
