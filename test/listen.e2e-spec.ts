@@ -192,9 +192,13 @@ describe('wharf listen and wharf trigger', () => {
     expect(run.output()).toContain('Stream resumed.');
     // Resumed from the stream, not made up by retries: one attempt per event in the log, each a success.
     const [session] = (await sessions()).filter((endpoint) => endpoint.url === url);
-    const logs = (
-      await call('GET', `/int/v1/webhook-request-logs?webhook_endpoint_uuid=${session.uuid}&limit=100`)
-    ).body.webhook_request_logs;
+    // The sentinel's answer is recorded after the receiver has it: wait for its row.
+    const logs = await eventually(async () => {
+      const rows = (
+        await call('GET', `/int/v1/webhook-request-logs?webhook_endpoint_uuid=${session.uuid}&limit=100`)
+      ).body.webhook_request_logs;
+      return rows.length >= all.length && rows;
+    });
     expect(logs.map((row: any) => [row.event_id, row.status, row.response_status]).sort()).toEqual(
       all.map(({ id }) => [id, 'successful', 201]).sort(),
     );
@@ -311,11 +315,10 @@ describe('wharf listen and wharf trigger', () => {
       await call('DELETE', `${W}/${created.uuid}`);
       await eventually(async () => received.output().includes('verified warehouse.deleted'), 60_000);
       const [deleted] = (await call('GET', '/int/v1/events?event=warehouse.deleted')).body.events;
-      expect(lines(run)).toEqual(
-        expect.arrayContaining(
-          forwarded('warehouse.deleted', deleted.id, `http://127.0.0.1:${port}/webhook`, 200),
-        ),
-      );
+      const expected = forwarded('warehouse.deleted', deleted.id, `http://127.0.0.1:${port}/webhook`, 200);
+      // The CLI prints the answer once it has it, just after the receiver printed what it verified.
+      await eventually(async () => lines(run).some((line) => expected[1].asymmetricMatch(line)));
+      expect(lines(run)).toEqual(expect.arrayContaining(expected));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

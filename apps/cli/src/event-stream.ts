@@ -8,7 +8,7 @@ export interface StreamEvent {
 }
 
 /** Server-Sent Events parsing, per the HTML spec: text in, whole events out. */
-class EventParser {
+export class EventParser {
   private buffer = '';
   private id: string | undefined;
   private event = '';
@@ -19,6 +19,8 @@ class EventParser {
     const events: StreamEvent[] = [];
     let end: number;
     while ((end = this.buffer.search(/\r\n|\r|\n/)) >= 0) {
+      // A CR last may be the first half of a CRLF: one line end, not two.
+      if (end === this.buffer.length - 1 && this.buffer.endsWith('\r')) break;
       const line = this.buffer.slice(0, end);
       this.buffer = this.buffer.slice(end + (this.buffer.startsWith('\r\n', end) ? 2 : 1));
       if (line === '') {

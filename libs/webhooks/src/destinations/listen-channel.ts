@@ -3,58 +3,9 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, createFailFastRedis, createRedis } from '@wharf/core';
 import { Cluster, Redis } from 'ioredis';
 import { LISTEN_READ_BATCH, LISTEN_SESSION_GRACE_MS, LISTEN_STREAM_MAXLEN } from '../tuning';
-
-/** What the CLI got back from the local URL it forwards to (or why it got nothing). */
-export interface ListenAnswer {
-  status: number | null;
-  headers: Record<string, string> | null;
-  body: string | null;
-  /** The forward's own time, as the CLI measured it. */
-  duration_ms: number;
-  error: string | null;
-}
-
-/** One signed delivery on its way down a session's stream. */
-export interface ListenDelivery {
-  event: string;
-  event_id: string;
-  /** The Standard Webhooks headers (and content-type) the CLI forwards with the body. */
-  headers: Record<string, string>;
-  body: string;
-  /** When the sender stops waiting for the answer (epoch ms): an entry read later is not forwarded. */
-  deadline: number;
-}
-
-/** An entry of a session's stream: its id (the SSE event id a reconnect resumes after) and delivery. */
-export interface ListenEntry {
-  id: string;
-  delivery: ListenDelivery;
-}
+import { ListenAnswer, ListenDelivery, ListenEntry, entryOf, fieldsOf } from './listen-entry';
 
 type Client = Redis | Cluster;
-
-/** A Redis stream entry id (`<ms>-<seq>`), as Last-Event-ID and answers carry it. */
-export const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
-
-function fieldsOf(flat: string[]): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
-  return fields;
-}
-
-function entryOf(id: string, flat: string[]): ListenEntry {
-  const fields = fieldsOf(flat);
-  return {
-    id,
-    delivery: {
-      event: fields.event,
-      event_id: fields.event_id,
-      headers: JSON.parse(fields.headers) as Record<string, string>,
-      body: fields.body,
-      deadline: Number(fields.deadline),
-    },
-  };
-}
 
 /**
  * The way between a listen session's sends and the api process streaming the session to its CLI, through

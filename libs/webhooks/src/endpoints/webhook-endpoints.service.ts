@@ -8,7 +8,6 @@ import {
   ResourceServices,
   readWriteBody,
 } from '@wharf/core';
-import { LISTEN_TYPE } from '../destinations/destination-types';
 import { DestinationEndpoint } from '../transport/destination';
 import { TargetPolicy, targetPolicyOf, urlRefusal } from '../transport/target-policy';
 import { EndpointSecrets } from '../transport/webhook-sender';
@@ -67,22 +66,13 @@ export class WebhookEndpointsService {
     return urlRefusal(url, this.policy);
   }
 
-  /** `POST /webhook-endpoints`: the one response that carries the secret. */
-  createFromBody(body: unknown): Promise<{ webhook_endpoint: EndpointRecord & { secret: string } }> {
-    return this.createWith(body, {});
-  }
-
   /**
-   * A listen session's endpoint: `body` (events, payload, filter) read and checked as any endpoint's, then
-   * made a `listen` endpoint whose url is where the CLI forwards. Returned with its secret, this once.
+   * `POST /webhook-endpoints`: the one response that carries the secret. `fixed`: values the api sets, not
+   * the body (a listen session's type and url).
    */
-  createListening(body: Record<string, unknown>, forwardTo: string) {
-    return this.createWith({ webhook_endpoint: body }, { type: LISTEN_TYPE, url: forwardTo });
-  }
-
-  private async createWith(
+  async createFromBody(
     body: unknown,
-    fixed: Record<string, unknown>,
+    fixed: Record<string, unknown> = {},
   ): Promise<{ webhook_endpoint: EndpointRecord & { secret: string } }> {
     const resource = this.resource;
     const input = readWriteBody(resource.def, body, false);
@@ -90,20 +80,6 @@ export class WebhookEndpointsService {
     const values = { ...input.values, ...fixed, secret: encryptSecret(secret, this.config.appKey) };
     const record = await resource.transaction((tx) => resource.createIn(tx, { ...input, values }));
     return { webhook_endpoint: { ...record, secret } };
-  }
-
-  /** The caller's listen session endpoint `uuid`; 404 for any other endpoint. */
-  async listening(uuid: string): Promise<EndpointRecord> {
-    const { webhook_endpoint: record } = (await this.resource.find(uuid)) as {
-      webhook_endpoint: EndpointRecord;
-    };
-    if (record.type !== LISTEN_TYPE) throw ApiError.notFound(`No listen session with uuid "${uuid}".`);
-    return record;
-  }
-
-  /** Deletes the caller's endpoint `uuid` (its deliveries and request log go with it). */
-  remove(uuid: string) {
-    return this.resource.remove(uuid);
   }
 
   /** Creates an endpoint for a company outside a request (tests, benchmarks, admin tasks). */

@@ -12,7 +12,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { ENTRY_ID } from '../destinations/listen-channel';
+import { ENTRY_ID } from '../destinations/listen-entry';
 import { ENDPOINT_PAYLOADS } from '../endpoints/webhook-endpoint.dto';
 import { MAX_LOGGED_BODY } from '../tuning';
 

@@ -6,95 +6,15 @@ import {
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  ApiError,
-  ApiErrors,
-  ApiUuidParam,
-  Permission,
-  RequestContext,
-  resourceSchemas,
-  schemaRef,
-} from '@wharf/core';
+import { ApiError, ApiErrors, ApiUuidParam, Permission, RequestContext } from '@wharf/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openEventStream, streamPrincipal } from '../activity/event-stream';
-import { WEBHOOK_ENDPOINT } from '../endpoints/webhook-endpoints.service';
-import { WEBHOOK_REQUEST_LOG } from '../request-logs/webhook-request-log.entity';
-import { EndpointProbeService } from './endpoint-probe.service';
-import { ListenAnswerDto, ListenSessionDto, TriggerEventDto } from './listen-session.dto';
+import { ListenAnswerDto, ListenSessionDto } from './listen-session.dto';
+import { ANSWERED_SCHEMA, ENDED_SCHEMA, SESSION_SCHEMA } from './listen-sessions.schema';
 import { ListenSessionsService } from './listen-sessions.service';
-
-const UUID = { type: 'string', format: 'uuid' };
-const SESSION = {
-  type: 'object',
-  properties: {
-    listen_session: {
-      type: 'object',
-      properties: {
-        uuid: UUID,
-        forward_to: { type: 'string', example: 'http://localhost:4242/webhook' },
-        secret: {
-          type: 'string',
-          description: 'The signing secret of the session’s deliveries (shown this once).',
-          example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-        },
-        webhook_endpoint: schemaRef(resourceSchemas(WEBHOOK_ENDPOINT).record),
-      },
-      required: ['uuid', 'forward_to', 'secret', 'webhook_endpoint'],
-    },
-  },
-  required: ['listen_session'],
-};
-const ENDED = {
-  type: 'object',
-  properties: {
-    listen_session: {
-      type: 'object',
-      properties: { uuid: UUID, status: { type: 'string', const: 'ended' } },
-      required: ['uuid', 'status'],
-    },
-  },
-  required: ['listen_session'],
-};
-const ANSWERED = {
-  type: 'object',
-  properties: {
-    listen_answer: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        received: {
-          type: 'boolean',
-          description: 'false when the send had stopped waiting (it timed out and is retried).',
-        },
-      },
-      required: ['id', 'received'],
-    },
-  },
-  required: ['listen_answer'],
-};
-const TRIGGERED = {
-  type: 'object',
-  properties: {
-    webhook_trigger: {
-      type: 'object',
-      properties: {
-        event: { type: 'string', example: 'order.created' },
-        event_id: { type: 'string', example: 'evt_0mwzr4opp98935eebd9a13b9cd204' },
-        webhook_request_logs: {
-          type: 'array',
-          description: 'One test send per endpoint it went to.',
-          items: schemaRef(resourceSchemas(WEBHOOK_REQUEST_LOG).record),
-        },
-      },
-      required: ['event', 'event_id', 'webhook_request_logs'],
-    },
-  },
-  required: ['webhook_trigger'],
-};
 
 /**
  * `wharf listen`: a session is an endpoint of type `listen` whose deliveries stream to the CLI, which
@@ -122,7 +42,7 @@ export class ListenSessionsController {
       'response is the only one that carries the signing secret.',
   })
   @ApiBody({ type: ListenSessionDto })
-  @ApiCreatedResponse({ schema: SESSION })
+  @ApiCreatedResponse({ schema: SESSION_SCHEMA })
   open(@Body() body: unknown) {
     return this.sessions.open(body);
   }
@@ -171,7 +91,7 @@ export class ListenSessionsController {
   @ApiUuidParam()
   @ApiBody({ type: ListenAnswerDto })
   @ApiErrors(404)
-  @ApiOkResponse({ schema: ANSWERED })
+  @ApiOkResponse({ schema: ANSWERED_SCHEMA })
   answer(@Param('uuid') uuid: string, @Body() body: unknown) {
     return this.sessions.answer(uuid, body);
   }
@@ -185,34 +105,8 @@ export class ListenSessionsController {
   })
   @ApiUuidParam()
   @ApiErrors(404)
-  @ApiOkResponse({ schema: ENDED })
+  @ApiOkResponse({ schema: ENDED_SCHEMA })
   end(@Param('uuid') uuid: string) {
     return this.sessions.end(uuid);
-  }
-}
-
-/** `wharf trigger`: a catalog event sent now to every endpoint (and listen session) it would go to. */
-@ApiTags('webhook-events')
-@Permission('webhooks.endpoints:write')
-@Controller('webhook-events')
-export class WebhookTriggerController {
-  constructor(private readonly probe: EndpointProbeService) {}
-
-  @Post(':event/trigger')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'triggerWebhookEvent',
-    summary: 'Send a test event to every endpoint subscribed to it',
-    description:
-      'One event of that name, with the catalog’s example data or `data`, sent now as a test send ' +
-      '(signed, logged with test: true, not retried) to each enabled endpoint subscribed to it whose filter ' +
-      'it matches, listen sessions included. Returns the event id and the request-log row of each send.',
-  })
-  @ApiParam({ name: 'event', example: 'order.created' })
-  @ApiBody({ type: TriggerEventDto, required: false })
-  @ApiErrors(404)
-  @ApiOkResponse({ schema: TRIGGERED })
-  trigger(@Param('event') event: string, @Body() body: unknown) {
-    return this.probe.trigger(event, body);
   }
 }

@@ -1,8 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError } from '@wharf/core';
+import { ApiError, ResourceServices } from '@wharf/core';
 import { StreamPrincipal } from '../activity/stream-client';
-import { ENTRY_ID, ListenChannel } from '../destinations/listen-channel';
+import { LISTEN_TYPE } from '../destinations/destination-types';
+import { ListenChannel } from '../destinations/listen-channel';
+import { ENTRY_ID } from '../destinations/listen-entry';
+import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { LISTEN_HEARTBEAT_MS } from '../tuning';
 import { readActionBody } from './action-body';
@@ -33,7 +36,16 @@ export class ListenSessionsService {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly channel: ListenChannel,
+    private readonly services: ResourceServices,
   ) {}
+
+  /** The caller's session `uuid` (its endpoint); 404 for any other endpoint. */
+  private async session(uuid: string): Promise<void> {
+    const { webhook_endpoint: record } = (await this.services.for(WebhookEndpoint).find(uuid)) as {
+      webhook_endpoint: { type: string };
+    };
+    if (record.type !== LISTEN_TYPE) throw ApiError.notFound(`No listen session with uuid "${uuid}".`);
+  }
 
   /** Opens a session: its endpoint, and its secret (this once). */
   async open(body: unknown) {
@@ -42,9 +54,9 @@ export class ListenSessionsService {
       unwrap(body),
       'a listen session',
     );
-    const { webhook_endpoint: created } = await this.endpoints.createListening(
-      { ...subscription, description: `wharf listen → ${forwardTo}` },
-      forwardTo,
+    const { webhook_endpoint: created } = await this.endpoints.createFromBody(
+      { webhook_endpoint: { ...subscription, description: `wharf listen → ${forwardTo}` } },
+      { type: LISTEN_TYPE, url: forwardTo },
     );
     const { secret, ...endpoint } = created;
     await this.channel.touch(endpoint.uuid as string);
@@ -55,8 +67,8 @@ export class ListenSessionsService {
 
   /** Ends a session: its endpoint goes (with its deliveries and log), then its stream. */
   async end(uuid: string) {
-    await this.endpoints.listening(uuid);
-    await this.endpoints.remove(uuid);
+    await this.session(uuid);
+    await this.services.for(WebhookEndpoint).remove(uuid);
     await this.channel.end(uuid);
     return { listen_session: { uuid, status: 'ended' } };
   }
@@ -64,7 +76,7 @@ export class ListenSessionsService {
   /** Hands the CLI's answer to one delivery of the stream to the send waiting for it. */
   async answer(uuid: string, body: unknown) {
     const answer = readActionBody(ListenAnswerDto, body, 'an answer');
-    await this.endpoints.listening(uuid);
+    await this.session(uuid);
     const headers = Object.fromEntries(
       Object.entries(answer.headers ?? {}).filter(([, value]) => typeof value === 'string'),
     );
@@ -82,7 +94,7 @@ export class ListenSessionsService {
 
   /** The session, checked to be the caller's, before its stream opens. */
   async check(uuid: string, lastEventId: unknown): Promise<string> {
-    await this.endpoints.listening(uuid);
+    await this.session(uuid);
     if (lastEventId === undefined) return '0';
     if (typeof lastEventId !== 'string' || !ENTRY_ID.test(lastEventId))
       throw ApiError.of(400, 'Last-Event-ID must be the id of an event of this stream.', {
