@@ -344,6 +344,19 @@ describe('wharf listen and wharf trigger', () => {
     expect(after.map((endpoint) => endpoint.uuid)).not.toContain(abandoned.uuid);
   }, 60_000);
 
+  it('a session deleted elsewhere (its endpoint, from the console) ends the stream, and the CLI says so', async () => {
+    const url = `${receiver.url}/deleted`;
+    const { run } = await listen(['--forward-to', url]);
+    const session = (await sessions()).find((endpoint) => endpoint.url === url);
+    expect((await call('DELETE', `/int/v1/webhook-endpoints/${session.uuid}`)).status).toBe(200);
+    // Noticed at the stream's next heartbeat (15 s at most).
+    const { code } = await run.exited;
+    expect({ code, last: lines(run).filter(Boolean).at(-1) }).toEqual({
+      code: 1,
+      last: `wharf: the api answered 404: No listen session with uuid "${session.uuid}".`,
+    });
+  }, 60_000);
+
   it('^C ends the session: its endpoint is gone', async () => {
     const { run } = await listen(['--forward-to', `${receiver.url}/ended`]);
     const before = (await sessions()).length;

@@ -53,8 +53,9 @@ async function postAnswer(target: ApiTarget, session: string, id: string, answer
       await callApi(target, 'POST', `/int/v1/listen-sessions/${session}/answers`, { id, ...answer });
       return;
     } catch (error) {
-      // A 4xx will not change; past the deadline nobody waits: the sender retries and the repeat is answered.
-      if ((error instanceof ApiCallError && error.status < 500) || Date.now() > deadline) return;
+      // A 4xx but 429 will not change; past the deadline nobody waits: the sender retries, the repeat is answered.
+      const final = error instanceof ApiCallError && error.status < 500 && error.status !== 429;
+      if (final || Date.now() > deadline) return;
       await sleep(RECONNECT_MS[Math.min(attempt, RECONNECT_MS.length - 1)]);
     }
   }

@@ -39,12 +39,26 @@ export class ListenSessionsService {
     private readonly services: ResourceServices,
   ) {}
 
-  /** The caller's session `uuid` (its endpoint); 404 for any other endpoint. */
+  /** The caller's session `uuid`, or undefined (another company's, another type of endpoint, none). */
+  private async find(uuid: string): Promise<{ type: string } | undefined> {
+    try {
+      const found = (await this.services.for(WebhookEndpoint).find(uuid)) as {
+        webhook_endpoint: { type: string };
+      };
+      return found.webhook_endpoint.type === LISTEN_TYPE ? found.webhook_endpoint : undefined;
+    } catch (error) {
+      if (error instanceof ApiError && error.getStatus() === 404) return undefined;
+      throw error;
+    }
+  }
+
+  private async exists(uuid: string): Promise<boolean> {
+    return (await this.find(uuid)) !== undefined;
+  }
+
+  /** The caller's session `uuid`; 404 for any other endpoint. */
   private async session(uuid: string): Promise<void> {
-    const { webhook_endpoint: record } = (await this.services.for(WebhookEndpoint).find(uuid)) as {
-      webhook_endpoint: { type: string };
-    };
-    if (record.type !== LISTEN_TYPE) throw ApiError.notFound(`No listen session with uuid "${uuid}".`);
+    if (!(await this.find(uuid))) throw ApiError.notFound(`No listen session with uuid "${uuid}".`);
   }
 
   /** Opens a session: its endpoint, and its secret (this once). */
@@ -120,7 +134,8 @@ export class ListenSessionsService {
     try {
       while (open) {
         if (Date.now() >= beat) {
-          if (!(await principal.active())) break;
+          // Its key revoked, or the session ended elsewhere (deleted from the console): the stream ends.
+          if (!(await principal.active()) || !(await this.exists(uuid))) break;
           await this.channel.touch(uuid);
           response.write(':\n\n');
           beat = Date.now() + LISTEN_HEARTBEAT_MS;
