@@ -319,6 +319,16 @@ describe('wharf listen and wharf trigger', () => {
       // The CLI prints the answer once it has it, just after the receiver printed what it verified.
       await eventually(async () => lines(run).some((line) => expected[1].asymmetricMatch(line)));
       expect(lines(run)).toEqual(expect.arrayContaining(expected));
+      // The log's time is the receiver's, as the CLI measured and printed it.
+      const printed = Number(
+        /\((\d+) ms\)$/.exec(lines(run).find((line) => expected[1].asymmetricMatch(line))!)![1],
+      );
+      const [row] = await eventually(async () => {
+        const rows = (await call('GET', `/int/v1/webhook-request-logs?event_id=${deleted.id}`)).body
+          .webhook_request_logs;
+        return rows.length && rows;
+      });
+      expect(row).toMatchObject({ response_status: 200, duration_ms: printed });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

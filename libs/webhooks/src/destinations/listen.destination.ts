@@ -54,7 +54,8 @@ export class ListenDestination {
       response_status: answer.status,
       response_headers: answer.headers,
       response_body: answer.body === null ? null : answer.body.slice(0, MAX_LOGGED_BODY),
-      duration_ms: Math.round(performance.now() - started),
+      // The receiver's time, as the CLI measured its forward (and printed it), not the way there and back.
+      duration_ms: answer.duration_ms,
       error: answer.error === null ? null : `forward: ${answer.error}`,
       status: ok ? 'successful' : 'failed',
     };
