@@ -142,10 +142,14 @@ export class ListenSessionsService {
         }
         const entries = await this.channel.read(reader, uuid, position, LISTEN_HEARTBEAT_MS);
         for (const { id, delivery } of entries) {
+          // Too slow to follow: the stream ends here, and the client resumes after the last id it got.
+          if (response.writableLength > MAX_BUFFERED) {
+            open = false;
+            break;
+          }
           position = id;
-          if (delivery.deadline <= Date.now()) continue;
-          if (response.writableLength > MAX_BUFFERED) open = false;
-          else response.write(`id: ${id}\nevent: delivery\ndata: ${JSON.stringify(delivery)}\n\n`);
+          if (delivery.deadline > Date.now())
+            response.write(`id: ${id}\nevent: delivery\ndata: ${JSON.stringify(delivery)}\n\n`);
         }
       }
     } catch (error) {
