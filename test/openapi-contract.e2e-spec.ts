@@ -158,8 +158,9 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
    * A GET answering an event stream: its status and content type must be documented and x-request-id sent;
    * read until its first bytes, then closed (it never ends).
    */
-  async function openStream(id: string): Promise<void> {
-    const { path, operation } = operations.get(id)!;
+  async function openStream(id: string, params: Record<string, string> = {}): Promise<void> {
+    const { path: template, operation } = operations.get(id)!;
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => params[name]);
     const stream = await openEventStream(`${api.url}${path}`, { authorization: `Bearer ${acme.key}` });
     answered.set(id, (answered.get(id) ?? new Set()).add(stream.status));
     const type = stream.headers.get('content-type') ?? '';
@@ -399,6 +400,38 @@ describe('OpenAPI contract: live answers of every operation match /docs-json', (
       params: { uuid: endpoint.uuid },
       body: { since: new Date(Date.now() - 3_600_000).toISOString() },
     });
+
+    // A listen session (wharf listen): opened, streamed, a triggered event's delivery answered, ended.
+    const session = (
+      await expectStatus(201, 'createListenSession', {
+        body: { listen_session: { forward_to: 'http://localhost:4242/webhook', events: ['order.created'] } },
+      })
+    ).listen_session;
+    await expectStatus(422, 'createListenSession', { body: { forward_to: 'not a url' } });
+    await openStream('streamListenSession', { uuid: session.uuid });
+    const listening = await openEventStream(`${api.url}/int/v1/listen-sessions/${session.uuid}/stream`, {
+      authorization: `Bearer ${acme.key}`,
+    });
+    const triggered = call('triggerWebhookEvent', { params: { event: 'order.created' }, body: {} });
+    const delivery = await listening.next((event) => event.event === 'delivery', 30_000);
+    listening.close();
+    await expectStatus(200, 'answerListenSession', {
+      params: { uuid: session.uuid },
+      body: {
+        id: delivery.id,
+        status: 200,
+        headers: { 'content-type': 'text/plain' },
+        body: 'ok',
+        duration_ms: 3,
+      },
+    });
+    expect((await triggered).status).toBe(200);
+    await expectStatus(404, 'answerListenSession', {
+      params: { uuid: session.uuid },
+      body: { id: '1-0', status: 200 },
+    });
+    await expectStatus(404, 'triggerWebhookEvent', { params: { event: 'order.exploded' } });
+    await expectStatus(200, 'endListenSession', { params: { uuid: session.uuid } });
 
     // A real delivery (the worker sends the events of the writes above), its log and a resend.
     await http(api.url, 'PATCH', `/int/v1/locations/${spare.uuid}`, { key: acme.key, body: { zip: '3012' } });

@@ -9,9 +9,7 @@ import {
 import { AccountsService } from '@wharf/accounts';
 import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
-import { ParsedArgs } from './args';
-
-export class UsageError extends Error {}
+import { ParsedArgs, UsageError } from './args';
 
 /**
  * Runs `work` against the database, creating and migrating it first (quietly) when it is fresh. `check`

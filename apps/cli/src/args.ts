@@ -1,3 +1,6 @@
+/** A command used wrongly: one line, exit code 2. */
+export class UsageError extends Error {}
+
 /** Minimal argv parsing: positional arguments and `--flag value` / `--flag` options. */
 export interface ParsedArgs {
   command: string | undefined;

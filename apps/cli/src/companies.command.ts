@@ -1,7 +1,7 @@
 import { AppConfig } from '@wharf/core';
 import { COMPANY_STORE_TABLES, companyStoreRows, deleteCompanyStoreRows } from '@wharf/webhooks';
 import { Client } from 'pg';
-import { UsageError } from './accounts.command';
+import { UsageError } from './args';
 import { ParsedArgs } from './args';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,14 +1,6 @@
-import 'reflect-metadata';
-import { loadConfig, runMain } from '@wharf/core';
-import { UsageError, createApiKey, createCompany, revokeApiKey } from './accounts.command';
-import { parseArgs } from './args';
-import { deleteCompany } from './companies.command';
-import { emberClient, typescriptClient } from './clients/client.command';
-import { migrate } from './migrate.command';
-import { reencryptSecrets } from './secrets.command';
-import { checkMigrations, generateMigrationFile } from './migration.command';
-import { newExtension } from './scaffold.command';
-import { start } from './start.command';
+#!/usr/bin/env node
+import { ApiCallError } from './api-client';
+import { ParsedArgs, UsageError, parseArgs } from './args';
 
 const USAGE = `usage: wharf <command>
   start                                         create + migrate the database, then run api and worker
@@ -26,41 +18,45 @@ const USAGE = `usage: wharf <command>
   migration:check                               fail, naming each column, when entities and migrations disagree
   migration:generate <extension> <Name> [--dir D] [--backfill column=value]
                                                 write the migration of the extension's entity changes
-  extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)`;
+  extension:new <name> --resource <singular>    scaffold extensions/<name> (entity, controller, migration, e2e test)
+  listen --forward-to URL [--events E,…] [--payload thin] [--filter JSON]
+                                                forward the company's webhooks to a local URL, signed
+  trigger <event> [--data file.json]            send a test event to every endpoint and listen session for it
+                                                listen, trigger: [--api URL] (WHARF_API_URL, default
+                                                http://localhost:3000) [--key KEY] (WHARF_API_KEY)`;
 
-const COMMANDS = {
-  start,
-  migrate,
-  'companies:create': createCompany,
-  'companies:delete': deleteCompany,
-  'api-keys:create': createApiKey,
-  'api-keys:revoke': revokeApiKey,
-  'secrets:reencrypt': reencryptSecrets,
-  'client:typescript': typescriptClient,
-  'client:ember': emberClient,
-  'migration:check': checkMigrations,
-  'migration:generate': generateMigrationFile,
-  'extension:new': newExtension,
-} as const;
+type ApiCommand = (args: ParsedArgs) => Promise<void>;
 
-runMain(async () => {
-  const args = parseArgs(process.argv.slice(2));
-  // Own keys only: `constructor` or `toString` is an unknown command, not Object.prototype's.
-  const command =
-    args.command && Object.hasOwn(COMMANDS, args.command)
-      ? COMMANDS[args.command as keyof typeof COMMANDS]
-      : undefined;
-  if (!command) {
-    if (args.command) process.stderr.write(`wharf: unknown command: ${args.command}\n`);
-    process.stderr.write(`${USAGE}\n`);
-    process.exitCode = args.command ? 2 : 0;
-    return;
-  }
+/**
+ * Commands that talk to a running api, not to the database: loaded on their own, so they start without the
+ * server's modules and need no configuration but `--api` and `--key`.
+ */
+const API_COMMANDS: Record<string, () => Promise<ApiCommand>> = {
+  listen: async () => (await import('./listen.command')).listen,
+  trigger: async () => (await import('./trigger.command')).trigger,
+};
+
+async function runApiCommand(load: () => Promise<ApiCommand>, args: ParsedArgs): Promise<void> {
   try {
-    await command(loadConfig(), args);
+    await (
+      await load()
+    )(args);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`wharf: ${error.message}\n`);
-    process.exitCode = 2;
+    const unreachable = error instanceof TypeError && error.message === 'fetch failed';
+    if (!(error instanceof UsageError || error instanceof ApiCallError || unreachable)) {
+      process.stderr.write(`wharf: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const message = unreachable ? 'cannot reach the api (--api)' : error.message;
+    process.stderr.write(`wharf: ${message}${cause ? ` (${cause})` : ''}\n`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
   }
-});
+}
+
+const args = parseArgs(process.argv.slice(2));
+if (args.command && Object.hasOwn(API_COMMANDS, args.command))
+  void runApiCommand(API_COMMANDS[args.command], args);
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+else (require('./admin-commands') as typeof import('./admin-commands')).runAdminCommand(args, USAGE);

@@ -21,7 +21,7 @@ import { composeWharf } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
 import { ParsedArgs } from './args';
 import { formatSource } from './format-source';
-import { UsageError } from './accounts.command';
+import { UsageError } from './args';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 

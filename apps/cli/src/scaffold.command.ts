@@ -18,7 +18,7 @@ import { composeWharf } from '@wharf/webhooks';
 import { Column, Entity } from 'typeorm';
 import { ParsedArgs } from './args';
 import { formatSource } from './format-source';
-import { UsageError } from './accounts.command';
+import { UsageError } from './args';
 import { withMigratedScratch } from './migration.command';
 
 /** Written into generated sources; kept out of import-like text so the build's alias rewriting leaves it. */

@@ -148,3 +148,18 @@ export const BROKER_CONNECTIONS = 256;
 export const BROKER_IDLE_MS = 60_000;
 /** AMQP heartbeat: a silent dead peer is noticed within about two of these. */
 export const BROKER_HEARTBEAT_S = 10;
+
+// Listen sessions (`wharf listen`)
+/**
+ * A listen session whose stream has been gone this long is deleted with its endpoint: long enough for a
+ * laptop's network to come back or a CLI to be restarted, short enough that abandoned sessions go the same day.
+ */
+export const LISTEN_SESSION_GRACE_MS = 10 * 60_000;
+/** The api marks a session's stream alive, and sends a comment down it, this often. */
+export const LISTEN_HEARTBEAT_MS = 15_000;
+/** How often the worker deletes sessions past their grace. */
+export const LISTEN_REAP_EVERY_MS = 60_000;
+/** Entries a session's Redis stream keeps at most (about): older ones are trimmed. */
+export const LISTEN_STREAM_MAXLEN = 10_000;
+/** Entries read from a session's stream at once. */
+export const LISTEN_READ_BATCH = 100;

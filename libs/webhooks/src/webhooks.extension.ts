@@ -3,6 +3,11 @@ import { Extension, ResourcesModule } from '@wharf/core';
 import { HttpDestination } from './transport/http.destination';
 import { BrokerDestinations } from './destinations/broker.destinations';
 import { DestinationRouter } from './destinations/destination-router';
+import { ListenChannel } from './destinations/listen-channel';
+import { ListenDestination } from './destinations/listen.destination';
+import { ListenSessionsController } from './management/listen-sessions.controller';
+import { WebhookTriggerController } from './management/webhook-trigger.controller';
+import { ListenSessionsService } from './management/listen-sessions.service';
 import { DestinationTypesController } from './management/destination-types.controller';
 import { OAuth2Tokens } from './transport/oauth2-tokens';
 import { WebhookSender } from './transport/webhook-sender';
@@ -106,6 +111,8 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     WebhookActivityController,
     EventsController,
     DestinationTypesController,
+    ListenSessionsController,
+    WebhookTriggerController,
   ],
   providers: [
     ActivityHub,
@@ -121,6 +128,9 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     OAuth2Tokens,
     HttpDestination,
     BrokerDestinations,
+    ListenChannel,
+    ListenDestination,
+    ListenSessionsService,
     DestinationRouter,
     DeliveryStore,
     FilterEvaluator,
@@ -139,6 +149,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     OAuth2Tokens,
     HttpDestination,
     BrokerDestinations,
+    ListenChannel,
     DestinationRouter,
     WebhookEventCatalog,
     DeliveryStore,

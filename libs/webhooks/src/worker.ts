@@ -19,6 +19,7 @@ import { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 import { LostJobs } from './stages/recovery/lost-jobs';
 import { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
 import { ErasureRunner } from './stages/lifecycle/erasure.runner';
+import { ListenSessionReaper } from './stages/lifecycle/listen-session.reaper';
 import { DESTINATION } from './transport/destination';
 import { DestinationRouter } from './destinations/destination-router';
 
@@ -29,6 +30,7 @@ export { OutboxRelay } from './stages/fan-out/outbox.relay';
 export { DeliverySweeper } from './stages/recovery/delivery.sweeper';
 export { PartitionMaintainer } from './stages/lifecycle/partition.maintainer';
 export { ErasureRunner } from './stages/lifecycle/erasure.runner';
+export { ListenSessionReaper } from './stages/lifecycle/listen-session.reaper';
 /** The request-log purge is now partition retention (its purge() drops partitions; no DELETE). */
 export { PartitionMaintainer as RequestLogPurger } from './stages/lifecycle/partition.maintainer';
 export { ADMIT, DUE_ENDPOINTS } from './store/admit.sql';
@@ -74,6 +76,7 @@ export const WORKER_DATABASE_SETTINGS = {
     LostJobs,
     PartitionMaintainer,
     ErasureRunner,
+    ListenSessionReaper,
     DeliveryMetrics,
     MetricsListener,
   ],

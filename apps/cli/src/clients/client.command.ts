@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AppConfig, resourceOperationId } from '@wharf/core';
-import { UsageError } from '../accounts.command';
+import { UsageError } from '../args';
 import { ParsedArgs } from '../args';
 import { describeApi } from './api-description';
 import { emberClientFiles } from './ember-client';

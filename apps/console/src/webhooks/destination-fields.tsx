@@ -10,6 +10,7 @@ const LABELS: Record<string, string> = {
   nats: 'NATS JetStream',
   mqtt: 'MQTT',
   redis_stream: 'Redis stream',
+  listen: 'wharf listen session',
 };
 
 export const typeLabel = (name: string) => LABELS[name] ?? name;

@@ -846,6 +846,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/int/v1/listen-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a listen session (wharf listen)
+         * @description Makes an endpoint of type listen, subscribed to `events` (default "*") with the `payload` and `filter` given, as any endpoint: subscribing needs the read of its events. Its deliveries come down GET …/stream until the session ends (DELETE) or its stream has been gone for 10 minutes. The response is the only one that carries the signing secret.
+         *
+         *     Permission: `webhooks.listen:open` (without it: 403 `insufficient_permission`).
+         */
+        post: operations["createListenSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/listen-sessions/{uuid}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session’s deliveries, live (Server-Sent Events)
+         * @description A `delivery` event per delivery to the session: `{event, event_id, headers, body, deadline}`, the exact body and the Standard Webhooks headers to forward it with. Its id is its place in the stream: send the last one back as `Last-Event-ID` on reconnecting to resume right after it. Answer each with POST …/answers before `deadline` (epoch ms); a comment every 15 s.
+         *
+         *     Permission: `webhooks.listen:open` (without it: 403 `insufficient_permission`).
+         */
+        get: operations["streamListenSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/listen-sessions/{uuid}/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What the local URL answered to one delivery
+         * @description Recorded as the attempt’s response in the request log (a 2xx is a success; an `error` a failed attempt, retried). 404 when the stream holds no such event.
+         *
+         *     Permission: `webhooks.listen:open` (without it: 403 `insufficient_permission`).
+         */
+        post: operations["answerListenSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/listen-sessions/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a listen session
+         * @description Deletes the session’s endpoint, its pending deliveries and its request log, and its stream.
+         *
+         *     Permission: `webhooks.listen:open` (without it: 403 `insufficient_permission`).
+         */
+        delete: operations["endListenSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/int/v1/webhook-events/{event}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to every endpoint subscribed to it
+         * @description One event of that name, with the catalog’s example data or `data`, sent now as a test send (signed, logged with test: true, not retried) to each enabled endpoint subscribed to it whose filter it matches, listen sessions included. Returns the event id and the request-log row of each send.
+         *
+         *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
+         */
+        post: operations["triggerWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fleet/int/v1/vehicles": {
         parameters: {
             query?: never;
@@ -2969,6 +3079,61 @@ export interface components {
             event_id?: string;
             /** @description A draft filter to try instead of the endpoint's own (checked as a save would check it). */
             filter?: {
+                [key: string]: unknown;
+            };
+        };
+        ListenSessionDto: {
+            /**
+             * @description The local URL the CLI forwards each delivery to (shown in the request log; the api never dials it).
+             * @example http://localhost:4242/webhook
+             */
+            forward_to: string;
+            /**
+             * @description Event names from GET /int/v1/webhook-events, or "*" (default): every data event.
+             * @example [
+             *       "order.created",
+             *       "warehouse.created"
+             *     ]
+             */
+            events?: string[];
+            /**
+             * @description full (default) or thin, as for an endpoint.
+             * @enum {string}
+             */
+            payload?: "full" | "thin";
+            /** @description A payload filter, as for an endpoint (docs/webhooks.md#filtering-by-payload). */
+            filter?: {
+                [key: string]: unknown;
+            };
+        };
+        ListenAnswerDto: {
+            /**
+             * @description The id of the stream event answered.
+             * @example 1795830529123-0
+             */
+            id: string;
+            /**
+             * @description The HTTP status; absent when the forward failed.
+             * @example 200
+             */
+            status?: number;
+            /** @description The answer’s headers. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description The answer’s body (its start). */
+            body?: string;
+            /**
+             * @description How long the forward took, in ms.
+             * @example 12
+             */
+            duration_ms?: number;
+            /** @description Why the forward got no answer (connection refused, timeout). */
+            error?: string;
+        };
+        TriggerEventDto: {
+            /** @description The envelope’s data. Default: the catalog’s example for the event. */
+            data?: {
                 [key: string]: unknown;
             };
         };
@@ -5626,6 +5791,234 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createListenSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenSessionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    location: components["headers"]["Location"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        listen_session: {
+                            /** Format: uuid */
+                            uuid: string;
+                            /** @example http://localhost:4242/webhook */
+                            forward_to: string;
+                            /**
+                             * @description The signing secret of the session’s deliveries (shown this once).
+                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                             */
+                            secret: string;
+                            webhook_endpoint: components["schemas"]["WebhookEndpoint"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamListenSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event. */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that stays open. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    answerListenSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenAnswerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        listen_answer: {
+                            id: string;
+                            /** @description false when the send had stopped waiting (it timed out and is retried). */
+                            received: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endListenSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record’s uuid. */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        listen_session: {
+                            /** Format: uuid */
+                            uuid: string;
+                            /** @constant */
+                            status: "ended";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    triggerWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: its answer (status, headers, body; a 4xx too, never a 5xx) is stored with the key for `IDEMPOTENCY_TTL` (24 h) and given back, with `Idempotent-Replayed: true`, to any repeat with the same key, without doing anything again. A repeat while the first is running waits for its answer. The same key with another body or on another route is a 422 `idempotency_key_reused`. Keys are scoped to the company of the API key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TriggerEventDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-ratelimit-limit": components["headers"]["XRateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["XRateLimitRemaining"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook_trigger: {
+                            /** @example order.created */
+                            event: string;
+                            /** @example evt_0mwzr4opp98935eebd9a13b9cd204 */
+                            event_id: string;
+                            /** @description One test send per endpoint it went to. */
+                            webhook_request_logs: components["schemas"]["WebhookRequestLog"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listVehicles: {
         parameters: {
             query?: {
@@ -7326,6 +7719,8 @@ export const PERMISSIONS = [
   "webhooks.erasures:read",
   /** Erase a record’s data from stored events and request logs */
   "webhooks.erasures:write",
+  /** Open `wharf listen` sessions: an endpoint whose deliveries stream to the CLI (subscribing it needs the read of its events) */
+  "webhooks.listen:open",
   /** Read webhook request logs */
   "webhooks.logs:read",
   /** Reveal endpoints’ signing secrets and the values of their static headers */

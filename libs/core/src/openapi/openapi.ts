@@ -29,7 +29,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'api-keys': 'The company’s API keys.',
   'webhook-endpoints': 'Where events are delivered, and the actions on one endpoint (secret, test, recover).',
   'webhook-request-logs': 'One row per delivery attempt, with the answer received.',
-  'webhook-events': 'The catalog of events an endpoint can subscribe to.',
+  'webhook-events':
+    'The catalog of events an endpoint can subscribe to, and a test send of one to each (trigger).',
+  'listen-sessions': 'wharf listen: deliveries streamed to the CLI, which forwards them to a local URL.',
   events:
     'What happened in the company: its events while they are kept, and what became of their deliveries.',
   'webhook-sender-addresses': 'The addresses deliveries come from.',

@@ -2,24 +2,14 @@ import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import {
-  APP_CONFIG,
-  ApiError,
-  ApiErrors,
-  AppConfig,
-  RequestContext,
-  Permission,
-  RequestScope,
-  orNull,
-} from '@wharf/core';
-import { AccountsService, PortalSessionsService } from '@wharf/accounts';
-import type { OutgoingHttpHeaders } from 'node:http';
+import { APP_CONFIG, ApiError, ApiErrors, AppConfig, RequestContext, Permission, orNull } from '@wharf/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { RequestLogStore } from '../store/request-logs.store';
 import { COMPANY_ENDPOINT } from './activity.sql';
 import { ActivityHub } from './activity-hub';
-import { StreamClient, StreamPrincipal } from './stream-client';
+import { StreamClient } from './stream-client';
+import { openEventStream, streamPrincipal } from './event-stream';
 import { EventVisibility } from '../events/event-visibility';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -156,39 +146,16 @@ export class WebhookActivityController {
     const scope = RequestContext.current();
     if (!scope) throw new Error('No request scope: the access hook runs first');
     await this.hub.ready();
-    reply.hijack();
-    const raw = reply.raw;
-    // What the hooks set so far (x-request-id, rate limit, CORS) goes out with the stream's own headers.
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as OutgoingHttpHeaders),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    });
-    if (request.method === 'HEAD') {
-      raw.end();
-      return;
-    }
-    raw.write('retry: 3000\n\n');
+    const raw = openEventStream(request, reply, 3000);
+    if (!raw) return;
     const client = new StreamClient(
       scope.companyUuid,
-      this.principal(scope),
+      streamPrincipal(this.moduleRef, scope),
       raw,
       scope.portal?.expiresAt,
       this.visibility.readableSet(),
     );
     const last = request.headers['last-event-id'];
     await this.hub.subscribe(client, typeof last === 'string' ? last : undefined).catch(() => client.end());
-  }
-
-  private principal(scope: RequestScope): StreamPrincipal {
-    const portal = scope.portal;
-    if (portal) {
-      const portals = this.moduleRef.get(PortalSessionsService, { strict: false });
-      return { key: `portal:${portal.sessionUuid}`, active: () => portals.isActive(portal.sessionUuid) };
-    }
-    const accounts = this.moduleRef.get(AccountsService, { strict: false });
-    const key = scope.apiKeyUuid ?? '';
-    return { key: `key:${key}`, active: () => accounts.isActive(key) };
   }
 }

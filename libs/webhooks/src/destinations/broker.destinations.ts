@@ -14,7 +14,7 @@ import { BrokerAnswer, BrokerType, DestinationConfig, failed } from './destinati
 import { BROKER_TYPES, secretFields } from './destination-types';
 
 /** The Standard Webhooks headers of a message, and as logged (the signature redacted, as for HTTP). */
-function signedHeaders(secrets: string[], id: string, body: string, at: Date) {
+export function signedHeaders(secrets: string[], id: string, body: string, at: Date) {
   const headers = { 'content-type': 'application/json', ...signatureHeaders(secrets, id, body, at) };
   return { headers, logged: { ...headers, 'webhook-signature': REDACTED } };
 }

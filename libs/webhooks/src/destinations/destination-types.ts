@@ -16,6 +16,13 @@ const HTTP: DestinationTypeInfo = {
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
 };
 
+/**
+ * The type of a `wharf listen` session's endpoint: its deliveries go down the session's stream to the CLI,
+ * which forwards them to a local URL. Made only by opening a session (POST /int/v1/listen-sessions), so it
+ * is not among the types an endpoint may be created or changed to.
+ */
+export const LISTEN_TYPE = 'listen';
+
 /** Every broker type, by name. Adding one: a module like rabbitmq.destination.ts, listed here. */
 export const BROKER_TYPES: ReadonlyMap<string, BrokerType> = new Map(
   [RABBITMQ, NATS, MQTT, REDIS_STREAM].map((type) => [type.name, type]),

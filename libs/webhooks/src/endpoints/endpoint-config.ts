@@ -1,7 +1,13 @@
 import { ErrorObject, attributePointer, errorObject } from '@wharf/core';
 import { brokerUrlRefusal } from '../destinations/broker-target';
 import { DestinationConfig } from '../destinations/destination-type';
-import { BROKER_TYPES, HTTP_TYPE, configProblems, secretFields } from '../destinations/destination-types';
+import {
+  BROKER_TYPES,
+  HTTP_TYPE,
+  LISTEN_TYPE,
+  configProblems,
+  secretFields,
+} from '../destinations/destination-types';
 import { REDACTED } from '../transport/endpoint-auth';
 import { TargetPolicy } from '../transport/target-policy';
 import { AppKeys, encryptSecret, openSecret } from './secrets';
@@ -61,6 +67,20 @@ function httpWrite(values: Record<string, unknown>, changed: boolean, created: b
   return [];
 }
 
+/**
+ * A listen session's endpoint: no config, headers or auth; its url is where the CLI forwards (shown, never
+ * dialled by the api or the worker). It stays a listen endpoint for as long as its session lasts.
+ */
+function listenWrite(values: Record<string, unknown>, changed: boolean): ErrorObject[] {
+  if (changed)
+    return [problem('A listen session’s endpoint keeps its type: end the session instead.', 'type')];
+  const errors: ErrorObject[] = [];
+  for (const name of ['config', 'headers', 'auth'])
+    if (values[name] !== undefined && values[name] !== null)
+      errors.push(problem(`${name} is not for a listen session’s endpoint.`, name));
+  return errors;
+}
+
 /** A secret field sent back as "[redacted]" keeps its stored value (same type only). */
 function keepSecrets(type: string, config: DestinationConfig, stored: DestinationConfig | undefined) {
   const errors: ErrorObject[] = [];
@@ -87,6 +107,7 @@ export function sealDestination(
     return [problem('type cannot be null: send one of GET /int/v1/destination-types.', 'type')];
   const type = (values.type ?? stored?.type ?? HTTP_TYPE) as string;
   const changed = stored !== undefined && type !== stored.type;
+  if (stored?.type === LISTEN_TYPE || type === LISTEN_TYPE) return listenWrite(values, changed);
   if (type === HTTP_TYPE) return httpWrite(values, changed, stored === undefined);
   const broker = BROKER_TYPES.get(type)!;
   const errors: ErrorObject[] = [];

@@ -74,7 +74,7 @@ export class WebhookEndpointHooks implements ResourceHooks {
     const type = (values.type ?? before.type) as string;
     // A broker endpoint's url is its config's, checked there (an enabling re-check included).
     const recheck = enabling && values.url === undefined && type === HTTP_TYPE;
-    if (enabling && type !== HTTP_TYPE && values.config === undefined)
+    if (enabling && BROKER_TYPES.has(type) && values.config === undefined)
       kept.push(...this.recheckBroker(before));
     this.check(values, recheck ? (before.url as string) : undefined, kept, type);
     // Where its events go and what they carry: the caller must read all that it subscribes to.

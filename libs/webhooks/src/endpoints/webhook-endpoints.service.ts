@@ -66,12 +66,18 @@ export class WebhookEndpointsService {
     return urlRefusal(url, this.policy);
   }
 
-  /** `POST /webhook-endpoints`: the one response that carries the secret. */
-  async createFromBody(body: unknown): Promise<{ webhook_endpoint: EndpointRecord & { secret: string } }> {
+  /**
+   * `POST /webhook-endpoints`: the one response that carries the secret. `fixed`: values the api sets, not
+   * the body (a listen session's type and url).
+   */
+  async createFromBody(
+    body: unknown,
+    fixed: Record<string, unknown> = {},
+  ): Promise<{ webhook_endpoint: EndpointRecord & { secret: string } }> {
     const resource = this.resource;
     const input = readWriteBody(resource.def, body, false);
     const secret = generateSecret();
-    const values = { ...input.values, secret: encryptSecret(secret, this.config.appKey) };
+    const values = { ...input.values, ...fixed, secret: encryptSecret(secret, this.config.appKey) };
     const record = await resource.transaction((tx) => resource.createIn(tx, { ...input, values }));
     return { webhook_endpoint: { ...record, secret } };
   }

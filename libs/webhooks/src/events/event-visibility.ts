@@ -17,6 +17,11 @@ export const WEBHOOK_PERMISSIONS: PermissionDeclaration[] = [
     name: 'webhooks.secrets:rotate',
     description: 'Rotate an endpoint’s signing secret (the answer carries the new one)',
   },
+  {
+    name: 'webhooks.listen:open',
+    description:
+      'Open `wharf listen` sessions: an endpoint whose deliveries stream to the CLI (subscribing it needs the read of its events)',
+  },
   { name: 'webhooks.erasures:read', description: 'Read erasure jobs and their audit' },
   {
     name: 'webhooks.erasures:write',

@@ -1,13 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError, RequestContext, ResourceServices, attributePointer } from '@wharf/core';
-import { Attempt } from '../transport/destination';
+import { Attempt, DestinationEndpoint } from '../transport/destination';
 import { DestinationRouter } from '../destinations/destination-router';
 import { HTTP_TYPE } from '../destinations/destination-types';
 import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
 import { newEventId } from '../outbox/event-id';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
-import { RequestLogStore } from '../store/request-logs.store';
+import { RequestLogStore, TestEvent } from '../store/request-logs.store';
+import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
+import { FilterEvaluator } from '../filters/filter-evaluator';
+import { subscribes } from '../outbox/operational-events';
+import { TriggerEventDto } from './listen-session.dto';
 import { readActionBody } from './action-body';
 import { TestEventDto } from './test-event.dto';
 import { WebhookEventCatalog } from '../events/webhook-event-catalog.service';
@@ -46,6 +50,7 @@ export class EndpointProbeService {
     private readonly destination: DestinationRouter,
     private readonly catalog: WebhookEventCatalog,
     private readonly logs: RequestLogStore,
+    private readonly filters: FilterEvaluator,
   ) {}
 
   /** `POST …/test {event?, data?}`: signed like any delivery; returns the request-log row. */
@@ -59,18 +64,72 @@ export class EndpointProbeService {
       );
     }
     const endpoint = await this.endpoints.destinationOf(uuid);
-    const { additionalData, ...attributes } = request.data ?? this.exampleData(request.event);
+    const sent = await this.testEvent(event, request.data ?? this.exampleData(request.event));
+    // The single request-log row of a test send, as the request-log routes serve it.
+    return this.services.for(WebhookRequestLog).find(await this.sendLogged(endpoint, sent));
+  }
+
+  /**
+   * `POST /webhook-events/:event/trigger {data?}` (`wharf trigger`): one test event of that name (the
+   * catalog's example, or `data`) sent now, as a test send, to every enabled endpoint of the company that it
+   * would be fanned out to (listen sessions included): subscribed to it and matching its filter. Returns the
+   * event's id and one request-log row per endpoint.
+   */
+  async trigger(event: string, body: unknown) {
+    if (!this.catalog.has(event))
+      throw ApiError.notFound(
+        `"${event}" is not an event this platform emits: see GET /int/v1/webhook-events.`,
+      );
+    const request = readActionBody(TriggerEventDto, body, 'a trigger');
+    const sent = await this.testEvent(event, request.data ?? this.exampleData(event));
+    const receivers = await this.receiversOf(sent);
+    const logs = await Promise.all(
+      receivers.map(async (uuid) => this.sendLogged(await this.endpoints.destinationOf(uuid), sent)),
+    );
+    const rows = logs.length
+      ? await this.services
+          .for(WebhookRequestLog)
+          .list({ uuid_in: logs.join(','), limit: String(Math.min(100, logs.length)) })
+      : { webhook_request_logs: [] };
+    return { webhook_trigger: { event, event_id: sent.id, webhook_request_logs: rows.webhook_request_logs } };
+  }
+
+  /** The enabled endpoints of the caller's company the event would go to: subscribed, and its filter matching. */
+  private async receiversOf(sent: TestEvent): Promise<string[]> {
+    const endpoints: { uuid: string; events: string[]; filter: unknown }[] = [];
+    const resource = this.services.for(WebhookEndpoint);
+    let cursor: string | undefined;
+    do {
+      const page = await resource.list({ status: 'enabled', limit: '100', ...(cursor ? { cursor } : {}) });
+      endpoints.push(...(page.webhook_endpoints as typeof endpoints));
+      cursor = (page.meta as { next_cursor?: string | null }).next_cursor ?? undefined;
+    } while (cursor);
+    const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, sent.name));
+    const filtered = subscribed.filter((endpoint) => endpoint.filter != null);
+    const verdicts = await this.filters.explain(
+      filtered.map((endpoint) => endpoint.filter),
+      filtered.map(() => sent.body),
+    );
+    const refused = new Set(filtered.filter((_, i) => !verdicts[i].matches).map((endpoint) => endpoint.uuid));
+    return subscribed.filter((endpoint) => !refused.has(endpoint.uuid)).map((endpoint) => endpoint.uuid);
+  }
+
+  /** A test event's envelope around `data` (its `additionalData` apart). */
+  private testEvent(event: string, data: Record<string, unknown>): Promise<TestEvent> {
+    const { additionalData, ...attributes } = data;
     // `data.id`: the record's id, else its uuid, else a made-up one.
     const record = { id: attributes.id ?? attributes.uuid ?? randomUUID(), ...attributes };
-    const sent = await this.logs.testEvent(
-      event,
-      record,
-      (additionalData as Record<string, unknown> | undefined) ?? {},
-    );
-    const attempt = await this.destination.send(endpoint, { eventId: sent.id, event, body: sent.body });
-    // The single request-log row of a test send, as the request-log routes serve it.
-    const log = await this.logs.logTestSend(RequestContext.companyUuid(), uuid, sent, attempt);
-    return this.services.for(WebhookRequestLog).find(log);
+    return this.logs.testEvent(event, record, (additionalData as Record<string, unknown> | undefined) ?? {});
+  }
+
+  /** Sends a test event to one endpoint and logs the attempt (`test: true`); the log row's uuid. */
+  private async sendLogged(endpoint: DestinationEndpoint, sent: TestEvent): Promise<string> {
+    const attempt = await this.destination.send(endpoint, {
+      eventId: sent.id,
+      event: sent.name,
+      body: sent.body,
+    });
+    return this.logs.logTestSend(RequestContext.companyUuid(), endpoint.uuid, sent, attempt);
   }
 
   /** `POST …/verify`: a signed challenge the endpoint must echo; success sets `verified_at`. */
