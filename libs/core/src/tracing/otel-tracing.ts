@@ -26,7 +26,7 @@ import type {
   TraceSpan,
   Tracing,
   TracingSettings,
-} from './tracing';
+} from './tracing.types';
 
 /*
  * The OpenTelemetry SDK behind Tracing: loaded only by startTracing, when an OTLP endpoint is set. The
