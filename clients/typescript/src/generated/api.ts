@@ -1439,6 +1439,7 @@ export interface components {
                 username?: string;
                 password?: string;
             }) | null;
+            propagate_trace: boolean;
         };
         WebhookEndpointCreateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -1515,6 +1516,7 @@ export interface components {
                 auth?: {
                     [key: string]: unknown;
                 } | null;
+                propagate_trace?: boolean;
             };
         } | {
             url?: string;
@@ -1589,6 +1591,7 @@ export interface components {
             auth?: {
                 [key: string]: unknown;
             } | null;
+            propagate_trace?: boolean;
         };
         WebhookEndpointUpdateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -1665,6 +1668,7 @@ export interface components {
                 auth?: {
                     [key: string]: unknown;
                 } | null;
+                propagate_trace?: boolean;
             };
         } | {
             url?: string;
@@ -1739,6 +1743,7 @@ export interface components {
             auth?: {
                 [key: string]: unknown;
             } | null;
+            propagate_trace?: boolean;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -4082,6 +4087,8 @@ export interface operations {
                 throttled_reason?: string;
                 /** @description Equals (see `filters` for the other operators on type). */
                 type?: string;
+                /** @description Equals (see `filters` for the other operators on propagate_trace). */
+                propagate_trace?: boolean;
                 /** @description Operators on the columns above, one parameter each: `<col>_not`, `<col>_gt`, `<col>_gte`, `<col>_lt`, `<col>_lte`, `<col>_like` (case-insensitive substring), `<col>_in` and `<col>_notIn` (comma lists), `<col>_isNull=true`, `<col>_isNotNull=true`. An unknown parameter, column or operator, or a value of the wrong type, is a 400 naming it. */
                 filters?: {
                     [key: string]: string;
