@@ -1,4 +1,5 @@
 import {
+  Attributes,
   Context,
   ROOT_CONTEXT,
   Span,
@@ -58,6 +59,13 @@ const headerGetter: TextMapGetter<Record<string, unknown>> = {
   },
 };
 
+/** The attributes that have a value (OpenTelemetry refuses undefined ones). */
+function defined(attributes: SpanAttributes | undefined): Attributes {
+  const out: Attributes = {};
+  for (const key in attributes) if (attributes[key] !== undefined) out[key] = attributes[key];
+  return out;
+}
+
 class OtelSpan implements TraceSpan {
   private carrier?: { traceparent?: string; tracestate?: string };
 
@@ -81,7 +89,7 @@ class OtelSpan implements TraceSpan {
   }
 
   set(attributes: SpanAttributes): void {
-    this.span.setAttributes(attributes);
+    this.span.setAttributes(defined(attributes));
   }
 
   failed(message: string): void {
@@ -116,7 +124,7 @@ export class OtelTracing implements Tracing {
       route ? `${method} ${route}` : method,
       {
         kind: SpanKind.SERVER,
-        attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route },
+        attributes: defined({ [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route }),
       },
       parent,
     );
@@ -133,7 +141,11 @@ export class OtelTracing implements Tracing {
           ? ROOT_CONTEXT
           : propagation.extract(ROOT_CONTEXT, parent, storedContext);
     return new OtelSpan(
-      this.tracer.startSpan(name, { kind: KINDS[kind], attributes, startTime, root: parent === null }, from),
+      this.tracer.startSpan(
+        name,
+        { kind: KINDS[kind], attributes: defined(attributes), startTime, root: parent === null },
+        from,
+      ),
     );
   }
 

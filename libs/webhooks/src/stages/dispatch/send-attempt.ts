@@ -66,24 +66,27 @@ export class SendAttempt {
     span?.answered(result, outcome);
     if (released(job)) throw new Error('released to the queue on shutdown');
     const recording = span?.recording();
-    await this.records.record(
-      {
-        delivery: {
-          uuid: data.delivery,
-          company_uuid: data.company,
-          endpoint_uuid: data.endpoint,
-          event_id: data.eventId,
-          event: data.event,
+    try {
+      await this.records.record(
+        {
+          delivery: {
+            uuid: data.delivery,
+            company_uuid: data.company,
+            endpoint_uuid: data.endpoint,
+            event_id: data.eventId,
+            event: data.event,
+          },
+          attempt,
+          result,
+          outcome,
+          nextAttemptInMs,
+          ...(body === data.body ? {} : { sentBody: body }),
         },
-        attempt,
-        result,
-        outcome,
-        nextAttemptInMs,
-        ...(body === data.body ? {} : { sentBody: body }),
-      },
-      answers,
-    );
-    recording?.end();
+        answers,
+      );
+    } finally {
+      recording?.end();
+    }
     if (outcome !== 'successful') this.logFailure(data.delivery, attempt, result, outcome === 'failed');
   }
 
