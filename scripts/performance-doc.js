@@ -286,6 +286,73 @@ ${table(
   mean ${last.mean} MB (target ±15 %); the highest p99 of a minute ${soak.max_p99_ms} ms (target < 100 ms).`;
 }
 
+/** A variant's figure as median and spread of its runs. */
+const spread = (stats) => `${n(stats.median)} (${n(stats.min)}–${n(stats.max)})`;
+
+/**
+ * Whether tracing off stays within 2 % of the code before: said so only when the spreads of the two allow
+ * it; otherwise how far apart runs of the same code were (the noise the 2 % drowns in).
+ */
+function offVerdict(stats) {
+  const noise = Math.max(
+    (stats.before.max - stats.before.min) / stats.before.median,
+    (stats.off.max - stats.off.min) / stats.off.median,
+  );
+  const within = Math.abs(stats.off_to_before - 1) <= 0.02;
+  const overlap = stats.off.min <= stats.before.max && stats.before.min <= stats.off.max;
+  if (within && noise <= 0.02) return 'within 2 %';
+  if (within || overlap) return `within the noise (runs of one build ±${(noise * 50).toFixed(1)} %)`;
+  return `${((stats.off_to_before - 1) * 100).toFixed(1)} %, beyond the noise`;
+}
+
+function tracingSection(t) {
+  if (!t) return '';
+  const cpuRows = (bench, labels) =>
+    Object.entries(labels).map(([key, label]) => {
+      const stats = t.summary[bench][key];
+      return [
+        label,
+        spread(stats.before),
+        spread(stats.off),
+        ratio(stats.off_to_before),
+        offVerdict(stats),
+        spread(stats.on),
+        `${ratio(stats.on_to_before)} (${stats.on.median >= stats.before.median ? '+' : ''}${n(stats.on.median - stats.before.median)} µs)`,
+      ];
+    });
+  const rows = [
+    ...cpuRows('api', {
+      'GET one cpu_us': 'GET one: api + pg',
+      'GET one api_cpu_us': 'GET one: api',
+      'POST cpu_us': 'POST: api + pg',
+      'POST api_cpu_us': 'POST: api',
+      'POST with 3 endpoints cpu_us': 'POST, 3 endpoints: api + pg',
+    }),
+    ...cpuRows('webhooks', {
+      'delivery cpu_us': 'delivery: worker + pg',
+      'delivery worker_cpu_us': 'delivery: worker',
+    }),
+  ];
+  return `
+
+## Tracing
+
+\`\`\`sh
+BENCH_BASE_DIST=<dist of a build without tracing> npm run bench:tracing   # writes bench/results/tracing-latest.json
+\`\`\`
+
+\`bench:api\` (${t.settings.api.BENCH_ROUTES}) and \`bench:webhooks\` (${n(Number(t.settings.webhooks.BENCH_EVENTS))} events a round, brokers left out), each run ${t.settings.ab_rounds} times per build, the order
+of the builds rotating: "before" is the code without tracing, "off" this code with no \`OTEL_*\` set, "on" this code
+exporting every span (OTLP/protobuf, batched) to a local sink (${n(t.exported_to_sink.requests)} exports, ${n(t.exported_to_sink.bytes / 1e6, 1)} MB in all). CPU is µs per request
+(the api process, with PostgreSQL's) or per delivery (the worker process, with PostgreSQL's): the median of a
+build's runs, and their range.
+
+${table(['CPU µs per item', 'before', 'off', 'off ÷ before', 'off against before', 'on', 'on ÷ before'], rows)}
+
+With tracing on, a request is one span (two with a webhook event: its write) and a delivery three (fan-out,
+attempt, record).`;
+}
+
 function page() {
   return `# Performance
 
@@ -300,7 +367,7 @@ ${apiSection(results('api-latest.json'))}
 
 ${scaleSection(results('api-scale.json'))}
 
-${webhooksSection(results('webhooks-latest.json'))}
+${webhooksSection(results('webhooks-latest.json'))}${tracingSection(resultsIfAny('tracing-latest.json'))}
 
 ${soakSection(results('soak-latest.json'))}
 
