@@ -2,13 +2,13 @@
 import './boot.preload';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { flushTracesOnClose, loadConfig, preflight, runMain, startTracing } from '@wharf/core';
+import { loadConfig, preflight, runMain, startTracing } from '@wharf/core';
 import { createWorker } from './worker';
 
 runMain(async () => {
   const config = loadConfig();
   await preflight(config);
   await startTracing('wharf-worker');
-  flushTracesOnClose(await createWorker(config));
+  await createWorker(config);
   new Logger('worker').log(`Wharf worker ready (queue prefix "${config.queuePrefix}")`);
 });

@@ -51,17 +51,3 @@ export async function stopTracing(): Promise<void> {
   active = undefined;
   await stopping?.shutdown();
 }
-
-/** Flushes the traces once `app` has closed (a SIGTERM drains its work first, and that work's spans end). */
-export function flushTracesOnClose<A extends { close(...args: never[]): Promise<void> }>(app: A): A {
-  if (!active) return app;
-  const close = app.close.bind(app);
-  app.close = async (...args: never[]) => {
-    try {
-      await close(...args);
-    } finally {
-      await stopTracing();
-    }
-  };
-  return app;
-}
