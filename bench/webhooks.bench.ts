@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
-import { bullConnection } from '@wharf/core';
+import { bullConnection, startTracing, stopTracing } from '@wharf/core';
 import { AccountsService } from '@wharf/accounts';
 import { WebhookEndpointsService } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
@@ -127,6 +127,8 @@ function writeResult(file: string, result: object): void {
 }
 
 async function main() {
+  // With OTEL_* set (bench/tracing.bench.ts), the events this process writes are traced, as an api's are.
+  await startTracing('wharf-api');
   // NODE_ENV=test: production's https-only rule would refuse the local http receiver; nothing else differs.
   const { config, env } = benchConfig({ NODE_ENV: 'test', WEBHOOKS_CONCURRENCY: String(CONCURRENCY) });
   countPostgresOf(new URL(config.databaseUrl).pathname.slice(1));
@@ -394,6 +396,7 @@ async function main() {
     await app.close();
     receiver.close();
   });
+  await stopTracing();
 }
 
 main().catch((error) => {

@@ -286,6 +286,82 @@ ${table(
   mean ${last.mean} MB (target ±15 %); the highest p99 of a minute ${soak.max_p99_ms} ms (target < 100 ms).`;
 }
 
+/** A variant's figure as median and spread of its runs. */
+const spread = (stats) => `${n(stats.median)} (${n(stats.min)}–${n(stats.max)})`;
+
+/** How far apart runs of one build are: the largest range of a variant, as a share of its median. */
+const rangeOf = (stats) =>
+  Math.max(...['before', 'off', 'on'].map((v) => (stats[v].max - stats[v].min) / stats[v].median));
+
+/**
+ * Tracing off against the code before: within 2 % only when the ranges allow saying so; otherwise whether
+ * the two builds' ranges overlap, or how far apart they lie.
+ */
+function offVerdict(stats) {
+  const noise = rangeOf(stats);
+  if (Math.abs(stats.off_to_before - 1) <= 0.02 && noise <= 0.02) return 'within 2 %';
+  const overlap = stats.off.min <= stats.before.max && stats.before.min <= stats.off.max;
+  if (overlap) return `ranges overlap (one build's runs ±${(noise * 50).toFixed(0)} %)`;
+  const apart =
+    stats.off.min > stats.before.max ? stats.off.min / stats.before.max : stats.off.max / stats.before.min;
+  return `ranges apart by ${((apart - 1) * 100).toFixed(0)} % (one build's runs ±${(noise * 50).toFixed(0)} %)`;
+}
+
+function tracingSection(t) {
+  if (!t) return '';
+  const cpuRows = (bench, labels) =>
+    Object.entries(labels).map(([key, label]) => {
+      const stats = t.summary[bench][key];
+      return [
+        label,
+        spread(stats.before),
+        spread(stats.off),
+        ratio(stats.off_to_before),
+        offVerdict(stats),
+        spread(stats.on),
+        `${ratio(stats.on_to_before)} (${stats.on.median >= stats.before.median ? '+' : ''}${n(stats.on.median - stats.before.median)} µs)`,
+      ];
+    });
+  const rows = [
+    ...cpuRows('api', {
+      'GET one cpu_us': 'GET one: api + pg',
+      'GET one api_cpu_us': 'GET one: api',
+      'POST cpu_us': 'POST: api + pg',
+      'POST api_cpu_us': 'POST: api',
+      'POST with 3 endpoints cpu_us': 'POST, 3 endpoints: api + pg',
+    }),
+    ...cpuRows('webhooks', {
+      'delivery cpu_us': 'delivery: worker + pg',
+      'delivery worker_cpu_us': 'delivery: worker',
+    }),
+  ];
+  const maxRange = Math.max(
+    ...['api', 'webhooks'].flatMap((bench) => Object.values(t.summary[bench]).map(rangeOf)),
+  );
+  return `
+
+## Tracing
+
+\`\`\`sh
+BENCH_BASE_DIST=<dist of a build without tracing> npm run bench:tracing   # writes bench/results/tracing-latest.json
+\`\`\`
+
+\`bench:api\` (${t.settings.api.BENCH_ROUTES}) and \`bench:webhooks\` (${n(Number(t.settings.webhooks.BENCH_EVENTS))} events a round, brokers left out), each run ${t.settings.ab_rounds} times per build, the order
+of the builds rotating: "before" is the code without tracing, "off" this code with no \`OTEL_*\` set, "on" this code
+exporting every span (OTLP/protobuf, batched) to a local sink (${n(t.exported_to_sink.requests)} exports, ${n(t.exported_to_sink.bytes / 1e6, 1)} MB in all). CPU is µs per request
+(the api process, with PostgreSQL's) or per delivery (the worker process, with PostgreSQL's): the median of a
+build's runs, and their range.
+
+${table(['CPU µs per item', 'before', 'off', 'off ÷ before', 'off against before', 'on', 'on ÷ before'], rows)}
+
+Runs of one build differ by up to ${(maxRange * 100).toFixed(0)} % here (the machine is shared with other benchmarks), far more
+than the 2 % asked of tracing off: these runs can neither show nor refute it, and a gap between two runs of
+different builds says as little as one between two runs of the same build. By construction, with no \`OTEL_*\` set
+no OpenTelemetry module is loaded, the request span stages are on no route's plan and the remaining work is
+a check of one variable per write, fan-out batch and attempt. With tracing on, a request is one span (two
+with a webhook event: its write) and a delivery three (fan-out, attempt, record).`;
+}
+
 function page() {
   return `# Performance
 
@@ -300,7 +376,7 @@ ${apiSection(results('api-latest.json'))}
 
 ${scaleSection(results('api-scale.json'))}
 
-${webhooksSection(results('webhooks-latest.json'))}
+${webhooksSection(results('webhooks-latest.json'))}${tracingSection(resultsIfAny('tracing-latest.json'))}
 
 ${soakSection(results('soak-latest.json'))}
 

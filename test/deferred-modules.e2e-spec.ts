@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { dropDatabase } from '@wharf/core';
 import { ROOT, ensureBuilt } from './support/processes';
-import { prepareDatabase, testConfig } from './support/test-app';
+import { deleteQueueKeys, prepareDatabase, testConfig } from './support/test-app';
 
 const run = promisify(execFile);
 
@@ -14,6 +14,7 @@ const COUNT_DATE_FORMATS = `
   Intl.DateTimeFormat = function (...args) { dateFormats++; return new RealFormat(...args); };`;
 const LOADER = join(ROOT, 'dist', 'libs', 'core', 'src', 'host', 'deferred-modules.loader.js');
 const API = join(ROOT, 'dist', 'apps', 'api', 'src');
+const WORKER = join(ROOT, 'dist', 'apps', 'worker', 'src');
 const CORE = join(ROOT, 'dist', 'libs', 'core', 'src', 'index.js');
 const ACCOUNTS = join(ROOT, 'dist', 'libs', 'accounts', 'src', 'index.js');
 
@@ -181,4 +182,91 @@ describe('deferred modules (api preload)', () => {
       await dropDatabase(config.databaseUrl);
     }
   }, 60_000);
+
+  // Tracing is loaded by startTracing only when an OTLP endpoint is set: without one, neither the SDK nor
+  // the API prom-client requires (deferred by each process's preload) is loaded. The same script with an
+  // endpoint set loads them: the check can see them.
+  describe('OpenTelemetry, loaded only with an OTLP endpoint set', () => {
+    const PROCESSES = {
+      api: `
+        require(${JSON.stringify(join(API, 'boot.preload.js'))});
+        const { createApi } = require(${JSON.stringify(join(API, 'api.js'))});
+        const { AccountsService } = require(${JSON.stringify(ACCOUNTS)});
+        const start = async (config) => {
+          const app = await createApi(config);
+          await app.listen({ port: 0, host: '127.0.0.1' });
+          const { api_key } = await app.get(AccountsService).createCompany('Modules');
+          const res = await app.inject({
+            method: 'POST',
+            url: '/fleet/int/v1/orders',
+            headers: { authorization: 'Bearer ' + api_key },
+            payload: { order: { reference: 'PO-1' } },
+          });
+          if (res.statusCode !== 201) throw new Error('order not created: ' + res.statusCode);
+          return app;
+        };`,
+      worker: `
+        require(${JSON.stringify(join(WORKER, 'boot.preload.js'))});
+        const { createWorker } = require(${JSON.stringify(join(WORKER, 'worker.js'))});
+        const start = (config) => createWorker(config);`,
+    };
+
+    async function openTelemetryFiles(process_: keyof typeof PROCESSES, otel: Record<string, string>) {
+      const config = testConfig();
+      await prepareDatabase(config);
+      try {
+        const script = `
+          ${PROCESSES[process_]}
+          const { loadConfig, startTracing } = require(${JSON.stringify(CORE)});
+          const { loadedDeferredModules } = require(${JSON.stringify(LOADER)});
+          (async () => {
+            await startTracing('wharf-${process_}');
+            const app = await start(loadConfig());
+            // Files of @opentelemetry packages loaded for real: not the stand-in of the deferred API.
+            const deferred = new Set(loadedDeferredModules());
+            const standIn = (file) =>
+              file.endsWith('/@opentelemetry/api/build/src/index.js') && !deferred.has(file);
+            const files = Object.keys(require.cache).filter(
+              (file) => file.includes('/node_modules/@opentelemetry/') && !standIn(file),
+            );
+            await app.close();
+            console.log(JSON.stringify({ packages: [...new Set(files.map((file) => file.split('/node_modules/')[1].split('/').slice(0, 2).join('/')))].sort() }));
+          })().catch((error) => { console.error(error); process.exit(1); });`;
+        const env = {
+          ...process.env,
+          NODE_ENV: 'test',
+          DATABASE_URL: config.databaseUrl,
+          REDIS_URL: config.redisUrl,
+          QUEUE_PREFIX: config.queuePrefix,
+          LOG_LEVEL: 'error',
+          OTEL_EXPORTER_OTLP_ENDPOINT: '',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+          ...otel,
+        };
+        const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT, env });
+        return JSON.parse(stdout.trim().split('\n').pop()!).packages as string[];
+      } finally {
+        await dropDatabase(config.databaseUrl);
+        await deleteQueueKeys(config);
+      }
+    }
+
+    // Nothing listens there: spans that fail to export are dropped, as with a collector down.
+    const ENDPOINT_SET = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+
+    it.each(['api', 'worker'] as const)(
+      'none in the %s without OTEL_EXPORTER_OTLP_ENDPOINT; the SDK with it',
+      async (name) => {
+        expect(await openTelemetryFiles(name, {})).toEqual([]);
+        expect(await openTelemetryFiles(name, ENDPOINT_SET)).toEqual(
+          expect.arrayContaining([
+            '@opentelemetry/api',
+            '@opentelemetry/sdk-trace-node',
+            '@opentelemetry/exporter-trace-otlp-proto',
+          ]),
+        );
+      },
+      60_000,
+    );
+  });
 });

@@ -80,8 +80,11 @@ describe('the request pipeline: stages in the order docs/request.md gives', () =
       return { status: response.status, stages: traces.get(id) };
     }
 
+    /** This api traces nothing (no OTLP endpoint): its span stages are on no route's plan. */
+    const UNTRACED = ['onRequest:span', 'onResponse:span-end'];
     /** The stages of the code's order but those a request of this kind leaves out. */
-    const expected = (...without: string[]) => everyStage.filter((stage) => !without.includes(stage));
+    const expected = (...without: string[]) =>
+      everyStage.filter((stage) => !without.includes(stage) && !UNTRACED.includes(stage));
     const IDEMPOTENCY = [
       'preHandler:idempotency',
       'onSend:idempotency-answer',

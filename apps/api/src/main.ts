@@ -2,7 +2,7 @@
 import './boot.preload';
 import 'reflect-metadata';
 import { setFlagsFromString } from 'node:v8';
-import { assertPortFree, loadConfig, portProblem, preflight, runMain } from '@wharf/core';
+import { assertPortFree, loadConfig, portProblem, preflight, runMain, startTracing } from '@wharf/core';
 import { createApi } from './api';
 
 // V8 lets the old generation grow to about three times what survives a full GC before collecting again,
@@ -15,6 +15,7 @@ runMain(async () => {
   const config = loadConfig();
   await assertPortFree(config.port, config.host);
   await preflight(config);
+  await startTracing('wharf-api');
   const app = await createApi(config);
   // Taken meanwhile (another process started at the same moment): still the one line, not a stack.
   await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {

@@ -5,6 +5,7 @@ import {
   HostComposition,
   PermissionsModule,
   MetricsModule,
+  TracingModule,
   OutageModule,
   WharfConfigModule,
 } from '@wharf/core';
@@ -25,6 +26,7 @@ export class WorkerModule {
         OutageModule,
         PermissionsModule.forRoot(host.permissions),
         MetricsModule,
+        TracingModule,
         WebhooksExtension,
         WebhooksWorkerModule,
       ],

@@ -46,6 +46,8 @@ export * from './idempotency/idempotency-key';
 export * from './idempotency/idempotency-purge';
 export { ANSWERS_TO_ERASE, WRITE_ERASED_ANSWERS } from './idempotency/idempotency.sql';
 export * from './logging/logger';
+export * from './tracing/tracing';
+export * from './tracing/tracing.module';
 export * from './http/request-log';
 export * from './openapi/dto-schema';
 export * from './openapi/openapi';

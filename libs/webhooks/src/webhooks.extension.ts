@@ -43,6 +43,7 @@ import { WebhookActivityController } from './activity/webhook-activity.controlle
 import { ListEventsAndThinPayloads1700000000117 } from './migrations/1700000000117-list-events-and-thin-payloads';
 import { RequireQueuedEventIds1700000000118 } from './migrations/1700000000118-require-queued-event-ids';
 import { AddDestinationTypes1796185649943 } from './migrations/1796185649943-add-destination-types';
+import { AddTraceContext1796198966113 } from './migrations/1796198966113-add-trace-context';
 import { ErasureService } from './management/erasure.service';
 import { ErasuresController } from './management/erasures.controller';
 import { OutboxSignal } from './outbox/outbox.signal';
@@ -98,6 +99,7 @@ import { WebhookRequestLog } from './request-logs/webhook-request-log.entity';
     ListEventsAndThinPayloads1700000000117,
     RequireQueuedEventIds1700000000118,
     AddDestinationTypes1796185649943,
+    AddTraceContext1796198966113,
   ],
   imports: [ResourcesModule],
   controllers: [

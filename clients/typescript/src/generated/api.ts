@@ -1549,6 +1549,7 @@ export interface components {
                 username?: string;
                 password?: string;
             }) | null;
+            propagate_trace: boolean;
         };
         WebhookEndpointCreateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -1625,6 +1626,7 @@ export interface components {
                 auth?: {
                     [key: string]: unknown;
                 } | null;
+                propagate_trace?: boolean;
             };
         } | {
             url?: string;
@@ -1699,6 +1701,7 @@ export interface components {
             auth?: {
                 [key: string]: unknown;
             } | null;
+            propagate_trace?: boolean;
         };
         WebhookEndpointUpdateBody: {
             /** @description Sent as `{"webhook_endpoint": {…}}` or as the flat object. Other fields are refused (422), except read-only ones a client echoes back (id, uuid, company_uuid, created_at, updated_at, secret, verified_at, disabled_at, disabled_reason, api_version, throttled, throttled_reason), which are ignored. */
@@ -1775,6 +1778,7 @@ export interface components {
                 auth?: {
                     [key: string]: unknown;
                 } | null;
+                propagate_trace?: boolean;
             };
         } | {
             url?: string;
@@ -1849,6 +1853,7 @@ export interface components {
             auth?: {
                 [key: string]: unknown;
             } | null;
+            propagate_trace?: boolean;
         };
         WebhookEndpointResponse: {
             webhook_endpoint: components["schemas"]["WebhookEndpoint"];
@@ -4247,6 +4252,8 @@ export interface operations {
                 throttled_reason?: string;
                 /** @description Equals (see `filters` for the other operators on type). */
                 type?: string;
+                /** @description Equals (see `filters` for the other operators on propagate_trace). */
+                propagate_trace?: boolean;
                 /** @description Operators on the columns above, one parameter each: `<col>_not`, `<col>_gt`, `<col>_gte`, `<col>_lt`, `<col>_lte`, `<col>_like` (case-insensitive substring), `<col>_in` and `<col>_notIn` (comma lists), `<col>_isNull=true`, `<col>_isNotNull=true`. An unknown parameter, column or operator, or a value of the wrong type, is a 400 naming it. */
                 filters?: {
                     [key: string]: string;

@@ -84,6 +84,16 @@ export function deferModules(modules: DeferredModule[]): void {
 }
 
 /**
+ * OpenTelemetry's API, which prom-client's CPU metric loads for exemplars (off): deferred in the api and
+ * the worker, so that a process without tracing configured loads no OpenTelemetry module.
+ */
+export const OPENTELEMETRY_API: DeferredModule = {
+  from: 'prom-client',
+  request: '@opentelemetry/api',
+  shape: 'object',
+};
+
+/**
  * Modules the api's dependencies load at boot that the api uses rarely or never, so an idle api holds less
  * heap:
  * - TypeORM's drivers for other databases (DriverFactory requires all of them; Wharf runs on PostgreSQL),
@@ -120,7 +130,7 @@ export const RARELY_USED_MODULES: DeferredModule[] = [
   { from: 'typeorm', request: 'sql-highlight', shape: 'object' },
   { from: 'class-validator', request: 'libphonenumber-js/max', shape: 'function' },
   { from: 'bullmq', request: 'cron-parser', shape: 'function' },
-  { from: 'prom-client', request: '@opentelemetry/api', shape: 'object' },
+  OPENTELEMETRY_API,
 ];
 
 /**

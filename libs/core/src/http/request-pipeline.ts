@@ -22,6 +22,7 @@ import {
 } from './pipeline-stage';
 import { configureReadYourWrites } from './read-your-writes';
 import { logRequests } from './request-log';
+import { endRequestSpan, openRequestSpan } from './request-span';
 import { serveResourceRoutes } from './resource-routes';
 
 /**
@@ -29,10 +30,10 @@ import { serveResourceRoutes } from './resource-routes';
  * and onSend. docs/request.md draws the same list (request-pipeline.e2e-spec.ts holds them to each other).
  */
 export const REQUEST_PIPELINE = {
-  onRequest: ['request-context', 'options', 'cors', 'json-only'],
+  onRequest: ['span', 'request-context', 'options', 'cors', 'json-only'],
   preHandler: ['query', 'authenticate', 'rate-limit', 'idempotency'],
   onSend: ['embedded-reads', 'conventions', 'idempotency-answer', 'read-your-writes'],
-  onResponse: ['idempotency-release', 'after-response', 'metrics', 'request-log'],
+  onResponse: ['idempotency-release', 'after-response', 'metrics', 'request-log', 'span-end'],
 } as const satisfies Record<Phase, readonly string[]>;
 
 /** Every stage of the pipeline, by phase and name. */
@@ -55,6 +56,7 @@ async function pipelineStages(app: NestFastifyApplication, config: AppConfig): P
   const keyed = configureIdempotency(app, config.idempotencyTtlMs);
   return {
     onRequest: {
+      span: openRequestSpan,
       'request-context': everyRoute(openRequest),
       options: answerOptions,
       cors: everyRoute(await configureCors(app, config)),
@@ -77,6 +79,7 @@ async function pipelineStages(app: NestFastifyApplication, config: AppConfig): P
       'after-response': everyRoute(responded),
       metrics: instrumentHttp(app, config),
       'request-log': everyRoute(logRequests(app, config)),
+      'span-end': endRequestSpan,
     },
   };
 }

@@ -1,6 +1,7 @@
 import {
   ArrayNotEmpty,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -52,4 +53,8 @@ export class WebhookEndpointDto {
   @IsOptional() @IsObject() headers?: Record<string, string> | null;
   /** {type: none | basic | bearer | oauth2_client_credentials, …}; checked and sealed likewise. */
   @IsOptional() @IsObject() auth?: Record<string, unknown> | null;
+  /** Send each attempt's W3C `traceparent` header to the receiver (tracing on); false by default. */
+  @ValidateIf((_, value) => value !== undefined)
+  @IsBoolean()
+  propagate_trace?: boolean;
 }

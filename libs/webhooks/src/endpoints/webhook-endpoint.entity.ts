@@ -80,4 +80,6 @@ export class WebhookEndpoint extends BaseResource {
   /** A broker type's config, each secret field "[redacted]" (the whole, sealed, in config_sealed). */
   @Column({ type: 'jsonb', nullable: true }) config: Record<string, unknown> | null;
   @Column({ type: 'text', nullable: true }) config_sealed: string | null;
+  /** Send each attempt's W3C `traceparent` to the receiver (off: trace context stays inside the company). */
+  @Column({ type: 'boolean', default: false }) propagate_trace: boolean;
 }

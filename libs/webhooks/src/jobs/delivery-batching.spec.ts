@@ -14,6 +14,7 @@ const row = (uuid: string, fields: Partial<DeliveryRow> = {}): DeliveryRow => ({
   admission: '1700000000000001',
   limited: false,
   cap: 10,
+  trace_context: null,
   ...fields,
 });
 
@@ -50,5 +51,15 @@ describe('delivery jobs', () => {
       [DELIVER_BATCH, 'ep1.1700000000000001'],
       ['deliver', 'later.0'],
     ]);
+  });
+
+  it('carries the trace context of a traced event into its job, and no trace key for an untraced one', () => {
+    const traced = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const [single] = deliveryJobs([row('retry', { attempts: 1, trace_context: traced })], 5);
+    expect(single.data).toMatchObject({ delivery: 'retry', trace: traced });
+    const [batch] = deliveryJobs([row('a', { trace_context: traced }), row('b')], 5);
+    const [a, b] = (batch.data as DeliveryBatchJobData).deliveries;
+    expect(a.trace).toBe(traced);
+    expect(b).not.toHaveProperty('trace');
   });
 });

@@ -20,8 +20,12 @@ export function deliveryJobData(row: DeliveryRow): DeliveryJobData {
     body: row.body,
     attempts: row.attempts,
     cap: row.cap,
+    ...traceOf(row),
   };
 }
+
+/** The job's `trace`, only when the event has one: an untraced job's data stays as it was. */
+const traceOf = (row: DeliveryRow) => (row.trace_context === null ? {} : { trace: row.trace_context });
 
 /**
  * The jobs of admitted deliveries: first attempts at an endpoint without a rate limit admitted together
@@ -57,6 +61,7 @@ export function deliveryJobs(rows: DeliveryRow[], maxAttempts: number): QueuedJo
         event: row.name,
         body: row.body,
         attempts: row.attempts,
+        ...traceOf(row),
       })),
     };
     jobs.push({ name: DELIVER_BATCH, data, opts: jobOptions(jobId, maxAttempts) });

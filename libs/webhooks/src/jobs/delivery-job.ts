@@ -25,10 +25,15 @@ export interface DeliveryJobData {
   rateSlot?: number;
   /** The endpoint's sends at once when admitted (max_in_flight, 1 while throttled): see EndpointSendLeases. */
   cap: number;
+  /** The trace context of the write that made the event, when it was traced: the attempt's span joins it. */
+  trace?: string;
 }
 
 /** One delivery of a batch job: the endpoint and company are the job's. */
-export type BatchedDelivery = Pick<DeliveryJobData, 'delivery' | 'eventId' | 'event' | 'body' | 'attempts'>;
+export type BatchedDelivery = Pick<
+  DeliveryJobData,
+  'delivery' | 'eventId' | 'event' | 'body' | 'attempts' | 'trace'
+>;
 
 /** First attempts at one endpoint admitted by one statement, sent by one job. */
 export interface DeliveryBatchJobData {

@@ -33,14 +33,22 @@ export interface StatementEvent {
   additionalData: string;
   /** Whether to NOTIFY in the write's own transaction (a boolean). */
   notify: string;
+  /** The write's trace context (text) when it is traced. */
+  traceContext?: string;
 }
 
 export interface OutboxWrites {
   /**
    * Writes a transaction's events to the outbox on its own connection, queued for the relay, in one round
-   * trip; with `notify`, the relay is woken at commit.
+   * trip; with `notify`, the relay is woken at commit. Each event keeps `traceContext`, the write's trace.
    */
-  write(connection: WriteConnection, company: string, events: OutboxEvent[], notify: boolean): Promise<void>;
+  write(
+    connection: WriteConnection,
+    company: string,
+    events: OutboxEvent[],
+    notify: boolean,
+    traceContext?: string,
+  ): Promise<void>;
   /**
    * A one-statement write's event, as CTEs of that statement, and the SELECT column that wakes the relay:
    * written when the write changed its record.

@@ -7,7 +7,10 @@ import {
   ResourceWriteListener,
   StatementChange,
   StatementParts,
+  TraceSpan,
+  Tracing,
   WriteListener,
+  tracing,
 } from '@wharf/core';
 import { QueryRunner } from 'typeorm';
 import { newEventId } from './event-id';
@@ -57,21 +60,55 @@ export class OutboxWriter implements WriteListener {
     ];
     if (!written.length) return;
     // One round trip: the insert, its place in the relay's queue, and (outside a request) the NOTIFY.
-    await this.store.write(queryRunner, companyUuid, written, this.notifyInTransaction());
+    const traces = tracing();
+    if (!traces) return this.store.write(queryRunner, companyUuid, written, this.notifyInTransaction());
+    const span = writeSpan(
+      traces,
+      written.map((event) => event.name),
+    );
+    try {
+      await this.store.write(queryRunner, companyUuid, written, this.notifyInTransaction(), span.context);
+    } catch (error) {
+      span.failed((error as Error).message);
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   /** The same row for a one-statement write, around the record's JSON text the statement read back. */
   inStatement({ resource, action, source, params, company, prefix }: StatementChange): StatementParts {
     if (resource.events === false) return { with: [], select: [] };
+    const traces = tracing();
+    const name = `${resource.keys.singular}.${action}`;
     return this.store.inStatement({
       prefix,
       source,
       id: params.fresh(newEventId),
       company,
-      name: literal(`${resource.keys.singular}.${action}`),
+      name: literal(name),
       createdAt: params.fresh(() => new Date().toISOString()),
       additionalData: action === 'updated' ? `'{"changes":' || ${source}."changes"::text || '}'` : `'{}'`,
       notify: params.fresh(this.notifyInTransaction),
+      // Tracing is on or off for the life of the process, so the statement built once stays right.
+      ...(traces && { traceContext: params.fresh(() => statementWriteSpan(traces, name)) }),
     });
   }
+}
+
+/**
+ * The span of an outbox write, child of the request's: its context is kept by the events it writes, so
+ * their fan-out and every attempt at delivering them join the request's trace.
+ */
+function writeSpan(traces: Tracing, events: string[]): TraceSpan {
+  return traces.start('webhook events write', {
+    attributes: { 'wharf.event.name': events.join(','), 'wharf.event.count': events.length },
+  });
+}
+
+/** A one-statement write's event is written by the record's own statement: its span marks that moment. */
+function statementWriteSpan(traces: Tracing, event: string): string {
+  const span = writeSpan(traces, [event]);
+  span.end();
+  return span.context;
 }

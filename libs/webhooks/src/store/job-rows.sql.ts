@@ -17,6 +17,8 @@ export interface DeliveryRow {
   body: string;
   /** The endpoint's updated_at in ms (a bigint, so pg gives a string). */
   version: string;
+  /** The trace context of the write that made its event (null when it was not traced). */
+  trace_context: string | null;
 }
 
 /** A DeliveryRow's columns, selected by jobRows from admitted deliveries `a`, their event `e` and endpoint `ep`. */
@@ -32,6 +34,7 @@ const JOB_COLUMNS = [
   'a.admission',
   'ep.rate_limit_per_second IS NOT NULL AS limited',
   `${effectiveCap('ep')} AS cap`,
+  'e.trace_context',
 ];
 
 /** The columns an admitting statement returns of the deliveries it admitted, for jobRows. */
@@ -45,7 +48,7 @@ FROM ${a} a
 -- Its event: one look-up by event id, which names the outbox partition (as a join, a partition with no
 -- statistics could be planned as a walk of its whole index, filtered).
 CROSS JOIN LATERAL (
-  SELECT e.event_id, e.name, e.payload FROM webhook_events e WHERE e.event_id = a.event_id LIMIT 1
+  SELECT e.event_id, e.name, e.payload, e.trace_context FROM webhook_events e WHERE e.event_id = a.event_id LIMIT 1
 ) e
 -- A look-up by key per row (LIMIT 1 keeps the planner from flattening it into a join, which a generic plan
 -- made with few endpoints turned into a walk of the whole endpoint index per admitted delivery).

@@ -4,7 +4,7 @@ import { poolOf } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { newEventId } from '../outbox/event-id';
 import { OutboxEvent, OutboxWrites, StatementEvent, WriteConnection } from '../outbox/outbox-writes';
-import { INSERT_EVENTS, OUTBOX_LAG, outboxOfStatement } from './outbox.sql';
+import { INSERT_EVENTS, INSERT_TRACED_EVENTS, OUTBOX_LAG, outboxOfStatement } from './outbox.sql';
 
 /**
  * The outbox's writes (the outbox writer's, for every resource write) and its reads outside delivery; the
@@ -14,8 +14,14 @@ import { INSERT_EVENTS, OUTBOX_LAG, outboxOfStatement } from './outbox.sql';
 export class OutboxStore implements OutboxWrites {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async write(connection: WriteConnection, company: string, events: OutboxEvent[], notify: boolean) {
-    await connection.query(INSERT_EVENTS, [
+  async write(
+    connection: WriteConnection,
+    company: string,
+    events: OutboxEvent[],
+    notify: boolean,
+    traceContext?: string,
+  ) {
+    const params = [
       company,
       events.map(() => newEventId()),
       events.map((event) => event.name),
@@ -23,7 +29,9 @@ export class OutboxStore implements OutboxWrites {
       new Date().toISOString(),
       events.map((event) => JSON.stringify(event.additionalData)),
       notify,
-    ]);
+    ];
+    if (traceContext === undefined) await connection.query(INSERT_EVENTS, params);
+    else await connection.query(INSERT_TRACED_EVENTS, [...params, traceContext]);
   }
 
   inStatement(event: StatementEvent) {

@@ -46,6 +46,8 @@ export interface Message {
   eventId: string;
   event: string;
   body: string;
+  /** The attempt's W3C `traceparent`, sent only to an endpoint that opted in (`propagate_trace`). */
+  traceparent?: string;
 }
 
 export interface Destination {

@@ -23,7 +23,7 @@ export class HttpDestination implements Destination {
     await this.sender.prepare();
   }
 
-  async send(endpoint: DestinationEndpoint, { eventId, body }: Message): Promise<Attempt> {
+  async send(endpoint: DestinationEndpoint, { eventId, body, traceparent }: Message): Promise<Attempt> {
     // A secret no key opens is retried on the schedule: setting APP_KEY_PREVIOUS recovers the delivery.
     if (endpoint.unreadableSecret)
       return this.sender.unsent(endpoint.url, body, `secret: ${endpoint.unreadableSecret}`, false);
@@ -31,6 +31,7 @@ export class HttpDestination implements Destination {
     const send = (authorization?: string) =>
       this.sender.sendSigned(endpoint.url, endpoint.secrets, eventId, body, {
         ...endpoint.headers,
+        ...(traceparent ? { traceparent } : {}),
         ...(authorization ? { authorization } : {}),
       });
     switch (auth?.type) {

@@ -20,6 +20,8 @@ export interface CachedEndpoint {
   rateLimitPerSecond: number | null;
   /** `thin`: its deliveries carry a reference to the record (ThinEnvelopes), not the record. */
   payload: string;
+  /** Its attempts send their `traceparent` (propagate_trace). */
+  propagateTrace: boolean;
   /** updated_at in ms: any change to the endpoint (rotation, disable, new URL) bumps it. */
   version: number;
   secrets: string[];
@@ -70,7 +72,7 @@ export class EndpointCache {
   private async load(uuid: string): Promise<CachedEndpoint | undefined> {
     const [row] = await this.dataSource.query(
       `SELECT uuid, url, status, rate_limit_per_second, payload, secret, previous_secret, previous_secret_expires_at,
-              headers_sealed, auth_sealed, type, config_sealed,
+              headers_sealed, auth_sealed, type, config_sealed, propagate_trace,
               (extract(epoch FROM updated_at) * 1000)::bigint AS version
        FROM webhook_endpoints WHERE uuid = $1`,
       [uuid],
@@ -82,6 +84,7 @@ export class EndpointCache {
       status: row.status,
       rateLimitPerSecond: row.rate_limit_per_second as number | null,
       payload: row.payload as string,
+      propagateTrace: row.propagate_trace === true,
       version: Number(row.version),
       ...openCredentials(row, this.config),
       ...this.destination(row),

@@ -6,6 +6,7 @@ import { DeliveryMetrics } from '../../metrics/delivery-metrics';
 import { Attempt, DESTINATION, Destination } from '../../transport/destination';
 import { decideOutcome } from '../record/attempt-outcome';
 import { AnswerGroup, AttemptWriter } from '../record/attempt-writer';
+import { AttemptSpan } from './attempt-span';
 import { CachedEndpoint, EndpointCache } from './endpoint-cache';
 import { EndpointSendLeases } from './endpoint-send-leases';
 import { ThinEnvelopes } from './thin-envelope';
@@ -43,15 +44,18 @@ export class SendAttempt {
     const attempt = data.attempts + job.attemptsMade + 1;
     let result: Attempt;
     const body = endpoint.payload === 'thin' ? this.thin.thin(data.body) : data.body;
+    const span = AttemptSpan.start(endpoint, data, attempt);
+    const traceparent = span?.traceparent;
     // A lease lost here would be renewed for as long as this worker lives: one send fewer for its endpoint.
     try {
       this.metrics.started(data.endpoint);
       result = await this.destination.send(
         { ...endpoint, secrets: this.endpoints.secrets(endpoint) },
-        { eventId: data.eventId, event: data.event, body },
+        { eventId: data.eventId, event: data.event, body, ...(traceparent && { traceparent }) },
       );
     } catch (error) {
       this.metrics.finished(data.endpoint);
+      span?.threw(error);
       throw error;
     } finally {
       this.leases.release(endpoint.uuid);
@@ -59,24 +63,30 @@ export class SendAttempt {
     }
     const { outcome, nextAttemptInMs } = decideOutcome(result, attempt, this.config.webhooks.retrySchedule);
     this.metrics.finished(data.endpoint, outcome, result.duration_ms / 1000);
+    span?.answered(result, outcome);
     if (released(job)) throw new Error('released to the queue on shutdown');
-    await this.records.record(
-      {
-        delivery: {
-          uuid: data.delivery,
-          company_uuid: data.company,
-          endpoint_uuid: data.endpoint,
-          event_id: data.eventId,
-          event: data.event,
+    const recording = span?.recording();
+    try {
+      await this.records.record(
+        {
+          delivery: {
+            uuid: data.delivery,
+            company_uuid: data.company,
+            endpoint_uuid: data.endpoint,
+            event_id: data.eventId,
+            event: data.event,
+          },
+          attempt,
+          result,
+          outcome,
+          nextAttemptInMs,
+          ...(body === data.body ? {} : { sentBody: body }),
         },
-        attempt,
-        result,
-        outcome,
-        nextAttemptInMs,
-        ...(body === data.body ? {} : { sentBody: body }),
-      },
-      answers,
-    );
+        answers,
+      );
+    } finally {
+      recording?.end();
+    }
     if (outcome !== 'successful') this.logFailure(data.delivery, attempt, result, outcome === 'failed');
   }
 

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, OutageMonitor, listenOn } from '@wharf/core';
+import { APP_CONFIG, AppConfig, OutageMonitor, Tracing, listenOn, tracing } from '@wharf/core';
 import type { Client } from 'pg';
 import { ADMIT_PAYLOAD, OUTBOX_CHANNEL } from '../../outbox/outbox.writer';
 import { DeliveryStore } from '../../store/delivery.store';
+import { DeliveryRow } from '../../store/job-rows.sql';
 import { FAN_OUT_BATCH } from '../../tuning';
 import { DeliveryAdmitter } from '../admission/delivery.admitter';
 
@@ -79,7 +80,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Claims one batch of events and fans them out; returns how many events it claimed. */
   async dispatchBatch(): Promise<number> {
+    const started = Date.now();
     const { claimed, admission } = await this.store.fanOut();
+    const traces = tracing();
+    if (traces) traceFanOut(traces, admission.admitted, started);
     this.admitter.admitted(admission);
     return claimed;
   }
@@ -89,5 +93,33 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     if (this.timer) clearInterval(this.timer);
     await this.running;
     await this.listener?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A fan-out span in the trace of each traced event the batch admitted deliveries of (one statement fans out
+ * the whole batch: each span covers it). An event whose deliveries all wait for room is traced from its
+ * attempts on.
+ */
+function traceFanOut(traces: Tracing, admitted: DeliveryRow[], started: number): void {
+  const events = new Map<string, { event: DeliveryRow; deliveries: number }>();
+  for (const row of admitted) {
+    if (row.trace_context === null) continue;
+    const seen = events.get(row.event_id);
+    if (seen) seen.deliveries++;
+    else events.set(row.event_id, { event: row, deliveries: 1 });
+  }
+  for (const { event, deliveries } of events.values()) {
+    traces
+      .start('webhook fan-out', {
+        parent: event.trace_context,
+        startTime: started,
+        attributes: {
+          'wharf.event.id': event.event_id,
+          'wharf.event.name': event.name,
+          'wharf.deliveries.admitted': deliveries,
+        },
+      })
+      .end();
   }
 }
