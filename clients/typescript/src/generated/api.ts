@@ -465,7 +465,7 @@ export interface paths {
         put?: never;
         /**
          * Resend failed deliveries of a time window
-         * @description Every failed delivery to this endpoint of an event created in [since, until] is queued again with its original envelope and webhook-id.
+         * @description Every failed delivery to this endpoint of an event created in [since, until] is queued again with its original envelope and webhook-id. The answer lists those of the events the caller may read; `meta.queued` counts them all.
          *
          *     Permission: `webhooks.endpoints:write` (without it: 403 `insufficient_permission`).
          */
@@ -745,7 +745,7 @@ export interface paths {
         };
         /**
          * Attempts per hour or minute over the last 24 hours
-         * @description Successful, retrying (failed, with an attempt after it in the retry schedule) and failed (the last attempt) delivery attempts per UTC hour or minute, of the company or of one endpoint; test sends are not counted. One indexed read of the request log.
+         * @description Successful, retrying (failed, with an attempt after it in the retry schedule) and failed (the last attempt) delivery attempts per UTC hour or minute, of the company or of one endpoint; test sends are not counted, nor the attempts of events the caller may not read. One indexed read of the request log.
          *
          *     Permission: `webhooks.logs:read` (without it: 403 `insufficient_permission`).
          */
