@@ -23,4 +23,5 @@ export default class WebhookEndpointModel extends Model {
   @attr() auth;
   @attr('string', { defaultValue: "http" }) type;
   @attr() config;
+  @attr('boolean', { defaultValue: false }) propagateTrace;
 }
