@@ -12,15 +12,32 @@ interface NestedInput {
   toMany: ReadonlyMap<EmbedInfo, unknown[]>;
 }
 
-/** The read permission of each resource `def` embeds (one level: an embedded record embeds nothing). */
+/** An embedded relationship whose records are another resource's, and that resource's read permission. */
+interface EmbeddedRead {
+  property: string;
+  read: string;
+}
+
+const embeddedOf = new WeakMap<ResourceDefinition, readonly EmbeddedRead[]>();
+
+/** The embeds of `def` read with another resource's permission (one level: an embedded record embeds nothing). */
+function readsOfEmbeds(def: ResourceDefinition): readonly EmbeddedRead[] {
+  let reads = embeddedOf.get(def);
+  if (!reads) {
+    reads = def.embeds.flatMap((embed) => {
+      const scope = embed.target().scope;
+      return scope === undefined || scope === def.scope
+        ? []
+        : [{ property: embed.property, read: `${scope}:read` }];
+    });
+    embeddedOf.set(def, reads);
+  }
+  return reads;
+}
+
+/** The read permission of each resource `def` embeds: reading its records reads theirs. */
 export function embeddedReads(def: ResourceDefinition): string[] {
-  const own = def.scope === undefined ? undefined : `${def.scope}:read`;
-  const reads = def.embeds
-    .map((embed) => embed.target().scope)
-    .filter((scope) => scope !== undefined)
-    .map((scope) => `${scope}:read`)
-    .filter((read) => read !== own);
-  return [...new Set(reads)];
+  return [...new Set(readsOfEmbeds(def).map(({ read }) => read))];
 }
 
 const hiddenOf = new WeakMap<PermissionCheck, Map<ResourceDefinition, readonly string[]>>();
@@ -36,12 +53,9 @@ export function hiddenEmbeds(def: ResourceDefinition, grants: PermissionCheck): 
   if (!byDef) hiddenOf.set(grants, (byDef = new Map()));
   let hidden = byDef.get(def);
   if (!hidden) {
-    hidden = def.embeds
-      .filter((embed) => {
-        const scope = embed.target().scope;
-        return scope !== undefined && scope !== def.scope && !grants.has(`${scope}:read`);
-      })
-      .map((embed) => embed.property);
+    hidden = readsOfEmbeds(def)
+      .filter(({ read }) => !grants.has(read))
+      .map(({ property }) => property);
     byDef.set(def, hidden);
   }
   return hidden;
