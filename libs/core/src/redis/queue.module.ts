@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Cluster } from 'ioredis';
 import { AppConfig } from '../config/config';
-import { logBullConnections } from './bull-clients';
+import { configureBullConnections } from './bull-clients';
 import { queueConnection } from './redis';
 
 const CLUSTER_CLIENT = Symbol('CLUSTER_CLIENT');
@@ -20,7 +20,7 @@ class ClusterClientCloser implements OnApplicationShutdown {
 @Module({})
 export class QueueModule {
   static forRoot(config: AppConfig, role: 'producer' | 'consumer'): DynamicModule {
-    logBullConnections();
+    configureBullConnections();
     const connection = queueConnection(config, role);
     return {
       module: QueueModule,

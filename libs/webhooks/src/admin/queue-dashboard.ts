@@ -37,15 +37,20 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   const token = config.adminToken;
   if (!token) return;
   // Loaded only when mounted: an api without the dashboard never pays bull-board's heap.
-  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }, { Queue }, { logBullConnections }] =
-    await Promise.all([
-      import('@bull-board/api'),
-      import('@bull-board/api/bullMQAdapter'),
-      import('@bull-board/fastify'),
-      import('bullmq'),
-      import('@wharf/core/redis/bull-clients'),
-    ]);
-  logBullConnections();
+  const [
+    { createBullBoard },
+    { BullMQAdapter },
+    { FastifyAdapter },
+    { Queue },
+    { configureBullConnections },
+  ] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/fastify'),
+    import('bullmq'),
+    import('@wharf/core/redis/bull-clients'),
+  ]);
+  configureBullConnections();
   const connection = queueConnection(config, 'producer');
   const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
   reportQueueErrors(queue, 'queue dashboard', app.get(OutageMonitor));
