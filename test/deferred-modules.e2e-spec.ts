@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { dropDatabase } from '@wharf/core';
 import { ROOT, ensureBuilt } from './support/processes';
-import { deleteQueueKeys, prepareDatabase, testConfig } from './support/test-app';
+import { deleteQueueKeys, prepareDatabase, processEnv, testConfig } from './support/test-app';
 
 const run = promisify(execFile);
 
@@ -33,6 +33,24 @@ async function inNode(body: string, prelude = ''): Promise<any> {
     ${body}`;
   const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT });
   return JSON.parse(stdout);
+}
+
+/**
+ * Runs `script` in a plain Node process, as a built api or worker, with a database and queue prefix of its
+ * own and no OTEL_* variable inherited from the test's environment; what it printed last, parsed.
+ */
+async function booted(script: string, extra: Record<string, string> = {}): Promise<any> {
+  const config = testConfig();
+  await prepareDatabase(config);
+  try {
+    const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_'));
+    const env = { ...Object.fromEntries(inherited), ...processEnv(config, { LOG_LEVEL: 'error', ...extra }) };
+    const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT, env });
+    return JSON.parse(stdout.trim().split('\n').pop()!);
+  } finally {
+    await dropDatabase(config.databaseUrl);
+    await deleteQueueKeys(config);
+  }
 }
 
 describe('deferred modules (api preload)', () => {
@@ -135,10 +153,7 @@ describe('deferred modules (api preload)', () => {
   // Only workers put events on the queue: the api writes them to PostgreSQL and never needs BullMQ. It logs
   // through pino: Nest's date formatter (ICU's date data) stays unbuilt too.
   it('leaves BullMQ unloaded and no date formatter built in an api that has booted, served a write and closed', async () => {
-    const config = testConfig();
-    await prepareDatabase(config);
-    try {
-      const script = `
+    const script = `
         ${COUNT_DATE_FORMATS}
         require(${JSON.stringify(join(API, 'boot.preload.js'))});
         const { createApi } = require(${JSON.stringify(join(API, 'api.js'))});
@@ -163,24 +178,7 @@ describe('deferred modules (api preload)', () => {
             dateFormats,
           }));
         })().catch((error) => { console.error(error); process.exit(1); });`;
-      const env = {
-        ...process.env,
-        NODE_ENV: 'test',
-        DATABASE_URL: config.databaseUrl,
-        REDIS_URL: config.redisUrl,
-        QUEUE_PREFIX: config.queuePrefix,
-        LOG_LEVEL: 'error',
-      };
-      const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT, env });
-      expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({
-        status: 201,
-        bullmq: 0,
-        nestBullmq: 0,
-        dateFormats: 0,
-      });
-    } finally {
-      await dropDatabase(config.databaseUrl);
-    }
+    expect(await booted(script)).toEqual({ status: 201, bullmq: 0, nestBullmq: 0, dateFormats: 0 });
   }, 60_000);
 
   // Tracing is loaded by startTracing only when an OTLP endpoint is set: without one, neither the SDK nor
@@ -212,10 +210,7 @@ describe('deferred modules (api preload)', () => {
     };
 
     async function openTelemetryFiles(process_: keyof typeof PROCESSES, otel: Record<string, string>) {
-      const config = testConfig();
-      await prepareDatabase(config);
-      try {
-        const script = `
+      const script = `
           ${PROCESSES[process_]}
           const { loadConfig, startTracing } = require(${JSON.stringify(CORE)});
           const { loadedDeferredModules } = require(${JSON.stringify(LOADER)});
@@ -232,30 +227,14 @@ describe('deferred modules (api preload)', () => {
             await app.close();
             console.log(JSON.stringify({ packages: [...new Set(files.map((file) => file.split('/node_modules/')[1].split('/').slice(0, 2).join('/')))].sort() }));
           })().catch((error) => { console.error(error); process.exit(1); });`;
-        const env = {
-          ...process.env,
-          NODE_ENV: 'test',
-          DATABASE_URL: config.databaseUrl,
-          REDIS_URL: config.redisUrl,
-          QUEUE_PREFIX: config.queuePrefix,
-          LOG_LEVEL: 'error',
-          OTEL_EXPORTER_OTLP_ENDPOINT: '',
-          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-          ...otel,
-        };
-        const { stdout } = await run(process.execPath, ['-e', script], { cwd: ROOT, env });
-        return JSON.parse(stdout.trim().split('\n').pop()!).packages as string[];
-      } finally {
-        await dropDatabase(config.databaseUrl);
-        await deleteQueueKeys(config);
-      }
+      return (await booted(script, otel)).packages as string[];
     }
 
     // Nothing listens there: spans that fail to export are dropped, as with a collector down.
     const ENDPOINT_SET = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
 
     it.each(['api', 'worker'] as const)(
-      'none in the %s without OTEL_EXPORTER_OTLP_ENDPOINT; the SDK with it',
+      'none in the %s with no OTEL_* variable set; the SDK with OTEL_EXPORTER_OTLP_ENDPOINT',
       async (name) => {
         expect(await openTelemetryFiles(name, {})).toEqual([]);
         expect(await openTelemetryFiles(name, ENDPOINT_SET)).toEqual(

@@ -32,6 +32,17 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
   });
 }
 
+/** The environment of a process (api, worker, CLI, a script) using `config`'s database and queue prefix. */
+export function processEnv(config: AppConfig, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: config.redisUrl,
+    QUEUE_PREFIX: config.queuePrefix,
+    ...extra,
+  };
+}
+
 export async function prepareDatabase(config: AppConfig, extensions?: Type[]): Promise<void> {
   await ensureDatabase(config.databaseUrl);
   await runMigrations(config.databaseUrl, composeWharf(config, extensions).manifests);

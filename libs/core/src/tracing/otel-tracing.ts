@@ -1,5 +1,4 @@
 import {
-  Attributes,
   Context,
   ROOT_CONTEXT,
   Span,
@@ -51,21 +50,6 @@ const storedContext: TextMapGetter<string> = {
   },
 };
 
-const headerGetter: TextMapGetter<Record<string, unknown>> = {
-  keys: (headers) => Object.keys(headers),
-  get: (headers, key) => {
-    const value = headers[key];
-    return typeof value === 'string' || Array.isArray(value) ? (value as string | string[]) : undefined;
-  },
-};
-
-/** The attributes that have a value (OpenTelemetry refuses undefined ones). */
-function defined(attributes: SpanAttributes | undefined): Attributes {
-  const out: Attributes = {};
-  for (const key in attributes) if (attributes[key] !== undefined) out[key] = attributes[key];
-  return out;
-}
-
 class OtelSpan implements TraceSpan {
   private carrier?: { traceparent?: string; tracestate?: string };
 
@@ -89,7 +73,7 @@ class OtelSpan implements TraceSpan {
   }
 
   set(attributes: SpanAttributes): void {
-    this.span.setAttributes(defined(attributes));
+    this.span.setAttributes(attributes);
   }
 
   failed(message: string): void {
@@ -119,12 +103,13 @@ export class OtelTracing implements Tracing {
   }
 
   serve(method: string, route: string | undefined, headers: Record<string, unknown>): ServedRequest {
-    const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+    // The API's default getter reads the headers as Node gives them (lower-case names, repeats as arrays).
+    const parent = propagation.extract(ROOT_CONTEXT, headers);
     const span = this.tracer.startSpan(
       route ? `${method} ${route}` : method,
       {
         kind: SpanKind.SERVER,
-        attributes: defined({ [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route }),
+        attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route },
       },
       parent,
     );
@@ -141,11 +126,7 @@ export class OtelTracing implements Tracing {
           ? ROOT_CONTEXT
           : propagation.extract(ROOT_CONTEXT, parent, storedContext);
     return new OtelSpan(
-      this.tracer.startSpan(
-        name,
-        { kind: KINDS[kind], attributes: defined(attributes), startTime, root: parent === null },
-        from,
-      ),
+      this.tracer.startSpan(name, { kind: KINDS[kind], attributes, startTime, root: parent === null }, from),
     );
   }
 

@@ -1,5 +1,6 @@
 // What tracing offers its callers, apart from the SDK behind it (otel-tracing.ts) and its start (tracing.ts).
 
+/** A span's attributes: one whose value is undefined is left out (the SDK drops it). */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
 /** How a span relates to its peers (OpenTelemetry's SpanKind, by name). */

@@ -33,7 +33,7 @@ export interface StatementEvent {
   additionalData: string;
   /** Whether to NOTIFY in the write's own transaction (a boolean). */
   notify: string;
-  /** The write's trace context (text) when it is traced. */
+  /** The write's trace context (text) when it is traced; the event keeps none otherwise. */
   traceContext?: string;
 }
 

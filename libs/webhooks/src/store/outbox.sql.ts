@@ -13,19 +13,16 @@ const queueEvents = (inserted: string) =>
 /**
  * A transaction's events into the outbox, their envelopes built by envelopeSql from unnested parts, queued
  * for the relay, and (with $7) the relay woken at commit. $1 company, $2 event ids, $3 names, $4 records'
- * JSON, $5 the time, $6 each additionalData's JSON; `traced`: $8 the write's trace context, kept by each.
+ * JSON, $5 the time, $6 each additionalData's JSON, $8 the write's trace context kept by each (null when
+ * it is not traced).
  */
-const insertEvents = (traced: boolean) => `WITH inserted AS (
-    INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload"${traced ? ', "trace_context"' : ''})
-    SELECT t.e, $1::uuid, t.n, ${envelopeSql({ id: 't.e', event: 't.n', createdAt: '$5', record: 't.r', additionalData: 't.a' })}${traced ? ', $8::text' : ''}
+export const INSERT_EVENTS = `WITH inserted AS (
+    INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload", "trace_context")
+    SELECT t.e, $1::uuid, t.n, ${envelopeSql({ id: 't.e', event: 't.n', createdAt: '$5', record: 't.r', additionalData: 't.a' })}, $8::text
     FROM unnest($2::text[], $3::text[], $4::text[], $6::text[]) AS t(e, n, r, a)
     RETURNING "id", "event_id"
   ), queued AS (${queueEvents('inserted')})
   SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS any_row WHERE $7::boolean`;
-
-export const INSERT_EVENTS = insertEvents(false);
-/** INSERT_EVENTS of a traced write: $8 its trace context. */
-export const INSERT_TRACED_EVENTS = insertEvents(true);
 
 /**
  * The outbox row of a one-statement write, as CTEs of that statement, and the SELECT column that wakes the
@@ -33,7 +30,6 @@ export const INSERT_TRACED_EVENTS = insertEvents(true);
  */
 export function outboxOfStatement(event: StatementEvent): { with: string[]; select: string[] } {
   const { prefix, source } = event;
-  const traced = event.traceContext !== undefined;
   const outbox = `${prefix}outbox`;
   const payload = envelopeSql({
     id: event.id,
@@ -44,8 +40,8 @@ export function outboxOfStatement(event: StatementEvent): { with: string[]; sele
   });
   return {
     with: [
-      `${outbox} AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload"${traced ? ', "trace_context"' : ''})
-           SELECT ${event.id}::text, ${event.company}, ${event.name}, ${payload}${traced ? `, ${event.traceContext}::text` : ''} FROM ${source} WHERE ${source}."changed" RETURNING "id", "event_id")`,
+      `${outbox} AS (INSERT INTO "webhook_events" ("event_id", "company_uuid", "name", "payload", "trace_context")
+           SELECT ${event.id}::text, ${event.company}, ${event.name}, ${payload}, ${event.traceContext ?? 'NULL'}::text FROM ${source} WHERE ${source}."changed" RETURNING "id", "event_id")`,
       `${prefix}queued AS (${queueEvents(outbox)})`,
     ],
     // Evaluated by the statement's SELECT: a CTE that only reads runs only if something reads it.

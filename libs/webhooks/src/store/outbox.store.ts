@@ -4,7 +4,7 @@ import { poolOf } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { newEventId } from '../outbox/event-id';
 import { OutboxEvent, OutboxWrites, StatementEvent, WriteConnection } from '../outbox/outbox-writes';
-import { INSERT_EVENTS, INSERT_TRACED_EVENTS, OUTBOX_LAG, outboxOfStatement } from './outbox.sql';
+import { INSERT_EVENTS, OUTBOX_LAG, outboxOfStatement } from './outbox.sql';
 
 /**
  * The outbox's writes (the outbox writer's, for every resource write) and its reads outside delivery; the
@@ -21,7 +21,7 @@ export class OutboxStore implements OutboxWrites {
     notify: boolean,
     traceContext?: string,
   ) {
-    const params = [
+    await connection.query(INSERT_EVENTS, [
       company,
       events.map(() => newEventId()),
       events.map((event) => event.name),
@@ -29,9 +29,8 @@ export class OutboxStore implements OutboxWrites {
       new Date().toISOString(),
       events.map((event) => JSON.stringify(event.additionalData)),
       notify,
-    ];
-    if (traceContext === undefined) await connection.query(INSERT_EVENTS, params);
-    else await connection.query(INSERT_TRACED_EVENTS, [...params, traceContext]);
+      traceContext ?? null,
+    ]);
   }
 
   inStatement(event: StatementEvent) {

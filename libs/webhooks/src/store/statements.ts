@@ -1,7 +1,7 @@
 import { ADMIT, DUE_ENDPOINTS, FAIL_UNDELIVERABLE, LOCK_ENDPOINTS, STILL_ADMITTED } from './admit.sql';
 import { COMPANY_ROWS, DELETE_COMPANY_ROWS } from './company.sql';
 import { FAN_OUT } from './fan-out.sql';
-import { INSERT_EVENTS, INSERT_TRACED_EVENTS, OUTBOX_LAG } from './outbox.sql';
+import { INSERT_EVENTS, OUTBOX_LAG } from './outbox.sql';
 import { COLUMN_LIST, PARTITION_BOUNDS, ROW_ESTIMATE, TABLE_EXISTS } from './partitions.sql';
 import { RECORD_ATTEMPTS } from './record.sql';
 import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
@@ -47,7 +47,6 @@ export const STORE_STATEMENTS: Record<string, string> = {
   'churn-stats': CHURN_STATS,
   // The outbox and the events API
   'insert-events': INSERT_EVENTS,
-  'insert-traced-events': INSERT_TRACED_EVENTS,
   'outbox-lag': OUTBOX_LAG,
   'list-events': LIST_EVENTS,
   'list-unsuccessful-events': LIST_UNSUCCESSFUL_EVENTS,
