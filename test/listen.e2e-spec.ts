@@ -188,6 +188,14 @@ describe('wharf listen and wharf trigger', () => {
     expect(names.sort()).toEqual(
       ['Before 1', ...[1, 2, 3, 4, 5].flatMap((i) => [`During ${i}`, `After ${i}`])].sort(),
     );
+    // The stream itself resumed after the last event the CLI got: each event came down it once (a stream
+    // that started over would print a repeat, which the CLI answers without forwarding it again).
+    const arrived = await eventually(async () => {
+      const printed = lines(run).filter((line) => line.startsWith('--> '));
+      return printed.length >= all.length && printed;
+    });
+    expect(arrived.sort()).toEqual(all.map(({ id }) => `--> warehouse.created [${id}]`).sort());
+    expect(run.output()).not.toContain('repeat of an acknowledged event');
     expect(run.output()).toMatch(/Stream lost \(.+\); resuming…\n/);
     expect(run.output()).toContain('Stream resumed.');
     // Resumed from the stream, not made up by retries: one attempt per event in the log, each a success.
