@@ -240,6 +240,15 @@ describe('wharf listen and wharf trigger', () => {
     const { run, secret } = await listen(['--forward-to', url, '--events', 'order.created']);
     const { secret: hookSecret } = await createEndpoint(api, acme, `${receiver.url}/hook`, ['order.created']);
     await createEndpoint(api, acme, `${receiver.url}/other`, ['warehouse.deleted']);
+    // Its filter refuses the catalog's example and takes the --data below: sent to as the fan-out would.
+    const filtered = await call('POST', '/int/v1/webhook-endpoints', {
+      webhook_endpoint: {
+        url: `${receiver.url}/filtered`,
+        events: ['order.created'],
+        filter: { 'data.reference': 'PO-77' },
+      },
+    });
+    expect(filtered.status).toBe(201);
     const trigger = async (...args: string[]) => {
       const triggered = runNode(
         CLI,
@@ -268,6 +277,7 @@ describe('wharf listen and wharf trigger', () => {
       ]),
     );
     expect(sent.some((line) => line.includes('/other'))).toBe(false);
+    expect(sent.some((line) => line.includes('/filtered'))).toBe(false);
     const [viaSession] = verified('/triggered', secret);
     expect(viaSession.id).toBe(eventId);
     expect(viaSession.event).toMatchObject({ event: 'order.created', data: { id: expect.any(String) } });
@@ -282,6 +292,7 @@ describe('wharf listen and wharf trigger', () => {
       const second = /\[(evt_\w+)\]/.exec(withData)![1];
       const event = verified('/triggered', secret).find(({ id }) => id === second)!.event;
       expect(event.data).toMatchObject({ id: 'a1b2', reference: 'PO-77', status: 'created' });
+      expect(withData).toMatch(new RegExp(`^  \\[201\\] ${receiver.url}/filtered \\(\\d+ ms\\)$`, 'm'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
