@@ -188,6 +188,14 @@ describe('wharf listen and wharf trigger', () => {
     expect(names.sort()).toEqual(
       ['Before 1', ...[1, 2, 3, 4, 5].flatMap((i) => [`During ${i}`, `After ${i}`])].sort(),
     );
+    // The stream itself resumed after the last event the CLI got: each event came down it once (a stream
+    // that started over would print a repeat, which the CLI answers without forwarding it again).
+    const arrived = await eventually(async () => {
+      const printed = lines(run).filter((line) => line.startsWith('--> '));
+      return printed.length >= all.length && printed;
+    });
+    expect(arrived.sort()).toEqual(all.map(({ id }) => `--> warehouse.created [${id}]`).sort());
+    expect(run.output()).not.toContain('repeat of an acknowledged event');
     expect(run.output()).toMatch(/Stream lost \(.+\); resuming…\n/);
     expect(run.output()).toContain('Stream resumed.');
     // Resumed from the stream, not made up by retries: one attempt per event in the log, each a success.
@@ -232,6 +240,15 @@ describe('wharf listen and wharf trigger', () => {
     const { run, secret } = await listen(['--forward-to', url, '--events', 'order.created']);
     const { secret: hookSecret } = await createEndpoint(api, acme, `${receiver.url}/hook`, ['order.created']);
     await createEndpoint(api, acme, `${receiver.url}/other`, ['warehouse.deleted']);
+    // Its filter refuses the catalog's example and takes the --data below: sent to as the fan-out would.
+    const filtered = await call('POST', '/int/v1/webhook-endpoints', {
+      webhook_endpoint: {
+        url: `${receiver.url}/filtered`,
+        events: ['order.created'],
+        filter: { 'data.reference': 'PO-77' },
+      },
+    });
+    expect(filtered.status).toBe(201);
     const trigger = async (...args: string[]) => {
       const triggered = runNode(
         CLI,
@@ -260,6 +277,7 @@ describe('wharf listen and wharf trigger', () => {
       ]),
     );
     expect(sent.some((line) => line.includes('/other'))).toBe(false);
+    expect(sent.some((line) => line.includes('/filtered'))).toBe(false);
     const [viaSession] = verified('/triggered', secret);
     expect(viaSession.id).toBe(eventId);
     expect(viaSession.event).toMatchObject({ event: 'order.created', data: { id: expect.any(String) } });
@@ -274,6 +292,7 @@ describe('wharf listen and wharf trigger', () => {
       const second = /\[(evt_\w+)\]/.exec(withData)![1];
       const event = verified('/triggered', secret).find(({ id }) => id === second)!.event;
       expect(event.data).toMatchObject({ id: 'a1b2', reference: 'PO-77', status: 'created' });
+      expect(withData).toMatch(new RegExp(`^  \\[201\\] ${receiver.url}/filtered \\(\\d+ ms\\)$`, 'm'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

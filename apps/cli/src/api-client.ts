@@ -52,19 +52,26 @@ export async function callApi<T>(
     body: body === undefined ? undefined : JSON.stringify(body),
     signal,
   });
+  if (!response.ok) throw await refusal(response);
   const text = await response.text();
-  let parsed: unknown;
   try {
-    parsed = text ? JSON.parse(text) : undefined;
+    return (text ? JSON.parse(text) : undefined) as T;
   } catch {
-    parsed = undefined;
+    return undefined as T;
   }
-  if (!response.ok) {
-    const detail = (parsed as { errors?: { detail?: string }[] } | undefined)?.errors?.[0]?.detail;
-    throw new ApiCallError(
-      response.status,
-      `the api answered ${response.status}: ${detail ?? text.slice(0, 200)}`,
-    );
+}
+
+/** The ApiCallError of an answer that was not what was asked for: the api's error detail, else its text's start. */
+export async function refusal(response: Response): Promise<ApiCallError> {
+  const text = await response.text();
+  let detail: string | undefined;
+  try {
+    detail = (JSON.parse(text) as { errors?: { detail?: string }[] }).errors?.[0]?.detail;
+  } catch {
+    // not the api's error format: its text
   }
-  return parsed as T;
+  return new ApiCallError(
+    response.status,
+    `the api answered ${response.status}: ${detail ?? text.slice(0, 200)}`,
+  );
 }

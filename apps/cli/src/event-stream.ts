@@ -1,4 +1,4 @@
-import { ApiCallError } from './api-client';
+import { refusal } from './api-client';
 
 /** One Server-Sent Event: its id (the stream's last id so far), its name and its data. */
 export interface StreamEvent {
@@ -39,18 +39,6 @@ export class EventParser {
     }
     return events;
   }
-}
-
-/** The api's error detail of a refused request, else the start of its text. */
-async function refusal(response: Response): Promise<ApiCallError> {
-  const text = await response.text();
-  let detail = text.slice(0, 200);
-  try {
-    detail = (JSON.parse(text) as { errors: { detail: string }[] }).errors[0].detail;
-  } catch {
-    // not the api's error format: its text
-  }
-  return new ApiCallError(response.status, `the api answered ${response.status}: ${detail}`);
 }
 
 /**

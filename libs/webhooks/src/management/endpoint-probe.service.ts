@@ -8,9 +8,6 @@ import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service'
 import { newEventId } from '../outbox/event-id';
 import { WebhookRequestLog } from '../request-logs/webhook-request-log.entity';
 import { RequestLogStore, TestEvent } from '../store/request-logs.store';
-import { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
-import { FilterEvaluator } from '../filters/filter-evaluator';
-import { subscribes } from '../outbox/operational-events';
 import { TriggerEventDto } from './listen-session.dto';
 import { readActionBody } from './action-body';
 import { TestEventDto } from './test-event.dto';
@@ -50,7 +47,6 @@ export class EndpointProbeService {
     private readonly destination: DestinationRouter,
     private readonly catalog: WebhookEventCatalog,
     private readonly logs: RequestLogStore,
-    private readonly filters: FilterEvaluator,
   ) {}
 
   /** `POST …/test {event?, data?}`: signed like any delivery; returns the request-log row. */
@@ -82,36 +78,20 @@ export class EndpointProbeService {
       );
     const request = readActionBody(TriggerEventDto, body, 'a trigger');
     const sent = await this.testEvent(event, request.data ?? this.exampleData(event));
-    const receivers = await this.receiversOf(sent);
+    const receivers = await this.logs.receiversOf(RequestContext.companyUuid(), sent);
     const logs = await Promise.all(
       receivers.map(async (uuid) => this.sendLogged(await this.endpoints.destinationOf(uuid), sent)),
     );
-    const rows = logs.length
-      ? await this.services
-          .for(WebhookRequestLog)
-          .list({ uuid_in: logs.join(','), limit: String(Math.min(100, logs.length)) })
-      : { webhook_request_logs: [] };
-    return { webhook_trigger: { event, event_id: sent.id, webhook_request_logs: rows.webhook_request_logs } };
-  }
-
-  /** The enabled endpoints of the caller's company the event would go to: subscribed, and its filter matching. */
-  private async receiversOf(sent: TestEvent): Promise<string[]> {
-    const endpoints: { uuid: string; events: string[]; filter: unknown }[] = [];
-    const resource = this.services.for(WebhookEndpoint);
-    let cursor: string | undefined;
-    do {
-      const page = await resource.list({ status: 'enabled', limit: '100', ...(cursor ? { cursor } : {}) });
-      endpoints.push(...(page.webhook_endpoints as typeof endpoints));
-      cursor = (page.meta as { next_cursor?: string | null }).next_cursor ?? undefined;
-    } while (cursor);
-    const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, sent.name));
-    const filtered = subscribed.filter((endpoint) => endpoint.filter != null);
-    const verdicts = await this.filters.explain(
-      filtered.map((endpoint) => endpoint.filter),
-      filtered.map(() => sent.body),
-    );
-    const refused = new Set(filtered.filter((_, i) => !verdicts[i].matches).map((endpoint) => endpoint.uuid));
-    return subscribed.filter((endpoint) => !refused.has(endpoint.uuid)).map((endpoint) => endpoint.uuid);
+    // The rows as the request-log routes serve them, a page (at most 100) at a time.
+    const rows: unknown[] = [];
+    for (let i = 0; i < logs.length; i += 100) {
+      const page = logs.slice(i, i + 100);
+      const listed = await this.services
+        .for(WebhookRequestLog)
+        .list({ uuid_in: page.join(','), limit: String(page.length) });
+      rows.push(...(listed.webhook_request_logs as unknown[]));
+    }
+    return { webhook_trigger: { event, event_id: sent.id, webhook_request_logs: rows } };
   }
 
   /** A test event's envelope around `data` (its `additionalData` apart). */

@@ -8,6 +8,15 @@ import { ADMITTED_RETURNING, NO_JOB, jobRows } from './job-rows.sql';
 import { orderingColumns } from './ordering.sql';
 
 /**
+ * Whether the endpoint `ep` gets an event (SQL expressions: its name, its envelope as jsonb, whether it is
+ * operational): enabled, subscribed to it, and its payload filter, if any, matching. The fan-out's rule;
+ * a trigger's test sends pick their endpoints by it too.
+ */
+export const receivesSql = (name: string, payload: string, operational: string): string =>
+  `ep.status = 'enabled' AND ${subscribesSql('ep.events', name, operational)}
+      AND (ep.filter_path IS NULL OR jsonb_path_match(${payload}, ep.filter_path, ep.filter_vars))`;
+
+/**
  * Fan-out, one statement (one round trip, one atomic commit): claim a batch of undispatched events (SKIP
  * LOCKED, so relays in several workers share the work), take them off the queue, and create a delivery for
  * every matching enabled endpoint. An endpoint matches an event by its name and, when it has a payload
@@ -50,8 +59,7 @@ WITH queued AS (
   -- into a join that read every enabled endpoint of every company).
   CROSS JOIN LATERAL (
     SELECT ep.uuid, ep.ordering FROM webhook_endpoints ep
-    WHERE ep.company_uuid = c.company_uuid AND ep.status = 'enabled' AND ${subscribesSql('ep.events', 'c.name', 'c.operational')}
-      AND (ep.filter_path IS NULL OR jsonb_path_match(c.payload::jsonb, ep.filter_path, ep.filter_vars))
+    WHERE ep.company_uuid = c.company_uuid AND ${receivesSql('c.name', 'c.payload::jsonb', 'c.operational')}
       AND ep.uuid IS DISTINCT FROM c.about
     OFFSET 0
   ) ep

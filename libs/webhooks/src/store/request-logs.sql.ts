@@ -1,4 +1,6 @@
 import { envelopeSql } from '../outbox/envelope';
+import { OPERATIONAL_EVENTS_SQL } from '../outbox/operational-events';
+import { receivesSql } from './fan-out.sql';
 
 /*
  * The request log's statements outside delivery (a delivery's attempts are logged by record.sql.ts): the
@@ -65,3 +67,12 @@ INSERT INTO webhook_request_logs (company_uuid, webhook_endpoint_uuid, event_id,
   request_headers, request_body, response_status, response_headers, response_body, duration_ms, error, status, sent_at)
 VALUES ($1, $2, $3, $4, 1, true, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 RETURNING uuid`;
+
+/**
+ * The endpoints of company $1 that an event named $2 with the envelope $3 would be fanned out to (the
+ * fan-out's rule), oldest first: a trigger's test sends.
+ */
+export const TEST_RECEIVERS = `
+SELECT ep.uuid FROM webhook_endpoints ep
+WHERE ep.company_uuid = $1 AND ${receivesSql('$2::text', '$3::jsonb', `$2::text = ANY(${OPERATIONAL_EVENTS_SQL})`)}
+ORDER BY ep.created_at, ep.uuid`;

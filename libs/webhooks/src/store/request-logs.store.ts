@@ -4,7 +4,14 @@ import { ReadReplicasHost, poolOf, readQuery } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { newEventId } from '../outbox/event-id';
 import { Attempt } from '../transport/destination';
-import { ACTIVITY_BUCKETS, LOG_TEST_SEND, ROWS_AFTER, ROWS_SINCE, TEST_ENVELOPE } from './request-logs.sql';
+import {
+  ACTIVITY_BUCKETS,
+  LOG_TEST_SEND,
+  ROWS_AFTER,
+  ROWS_SINCE,
+  TEST_ENVELOPE,
+  TEST_RECEIVERS,
+} from './request-logs.sql';
 
 /** A log row as the activity stream sends it, with its position (sent_at in epoch µs, id). */
 export interface StreamRow {
@@ -107,6 +114,16 @@ export class RequestLogStore {
     ];
     const { rows } = await this.pool.query<{ body: string }>(TEST_ENVELOPE, params);
     return { id, name, body: rows[0].body };
+  }
+
+  /** The company's endpoints a test event would be fanned out to (enabled, subscribed, filter matching). */
+  async receiversOf(company: string, event: TestEvent): Promise<string[]> {
+    const { rows } = await this.pool.query<{ uuid: string }>(TEST_RECEIVERS, [
+      company,
+      event.name,
+      event.body,
+    ]);
+    return rows.map((row) => row.uuid);
   }
 
   /** Logs a test send's one attempt; returns the row's uuid. */

@@ -6,7 +6,14 @@ import { COLUMN_LIST, PARTITION_BOUNDS, ROW_ESTIMATE, TABLE_EXISTS } from './par
 import { RECORD_ATTEMPTS } from './record.sql';
 import { ADMITTED_BEFORE, JOB_ROWS_OF, QUEUE_COUNTS } from './recovery.sql';
 import { DELETED_RECORD, EVENTS_BATCH, LOGS_BATCH, UPDATE_EVENTS, UPDATE_LOGS } from './redaction.sql';
-import { ACTIVITY_BUCKETS, LOG_TEST_SEND, ROWS_AFTER, ROWS_SINCE, TEST_ENVELOPE } from './request-logs.sql';
+import {
+  ACTIVITY_BUCKETS,
+  LOG_TEST_SEND,
+  ROWS_AFTER,
+  ROWS_SINCE,
+  TEST_ENVELOPE,
+  TEST_RECEIVERS,
+} from './request-logs.sql';
 import { REQUEUE_FAILED, REQUEUE_ONE } from './requeue.sql';
 import {
   DROP_FAILED_IN_EVENT_RANGE,
@@ -57,6 +64,7 @@ export const STORE_STATEMENTS: Record<string, string> = {
   'log-rows-after': ROWS_AFTER,
   'test-envelope': TEST_ENVELOPE,
   'log-test-send': LOG_TEST_SEND,
+  'test-receivers': TEST_RECEIVERS,
   // Erasure
   'deleted-record': DELETED_RECORD,
   'events-to-redact': EVENTS_BATCH,
