@@ -13,7 +13,7 @@ import { CLI, ROOT, Spawned, assertBuilt, runNode } from './support/processes';
 import { Received, Receiver } from './support/receiver';
 import { TcpProxy } from './support/tcp-proxy';
 import { startApi, TestApi } from './support/test-app';
-import { createEndpoint, FAST_WEBHOOKS, warehouse } from './support/webhooks';
+import { createEndpoint, FAST_WEBHOOKS, sql, warehouse } from './support/webhooks';
 import { startWorker } from './support/worker';
 
 const W = '/inventory/int/v1/warehouses';
@@ -367,6 +367,14 @@ describe('wharf listen and wharf trigger', () => {
     await redis.del(`${api.config.queuePrefix}:listen:${abandoned.uuid}:alive`);
     redis.disconnect();
     const before = (await sessions()).length;
+    // A session opened within the grace period stays, marked alive or not (its CLI may still be connecting).
+    expect(await worker.get(ListenSessionReaper).reap()).toBe(0);
+    expect((await sessions()).map((endpoint) => endpoint.uuid)).toContain(abandoned.uuid);
+    await sql(
+      api,
+      "UPDATE webhook_endpoints SET created_at = now() - interval '11 minutes' WHERE uuid = $1",
+      [abandoned.uuid],
+    );
     expect(await worker.get(ListenSessionReaper).reap()).toBe(1);
     const after = await sessions();
     expect(after).toHaveLength(before - 1);

@@ -4,12 +4,12 @@ import { OutageMonitor } from '@wharf/core';
 import { DataSource } from 'typeorm';
 import { LISTEN_TYPE } from '../../destinations/destination-types';
 import { ListenChannel } from '../../destinations/listen-channel';
-import { LISTEN_REAP_EVERY_MS } from '../../tuning';
+import { LISTEN_REAP_EVERY_MS, LISTEN_SESSION_GRACE_MS } from '../../tuning';
 import { PeriodicTask } from '../recovery/periodic-task';
 
 /**
- * Deletes the endpoint of each listen session whose stream has been gone for the grace period (the CLI was
- * killed, the laptop closed): its deliveries stop and nothing of it is left. A session the CLI ended itself
+ * Deletes the endpoint of each listen session, opened more than the grace period ago, whose stream has
+ * been gone for the grace period (the CLI was killed, the laptop closed): its deliveries stop and nothing of it is left. A session the CLI ended itself
  * is gone already.
  */
 @Injectable()
@@ -35,9 +35,11 @@ export class ListenSessionReaper implements OnApplicationBootstrap, OnApplicatio
 
   /** Deletes the abandoned sessions' endpoints; returns how many. */
   async reap(): Promise<number> {
+    // A session younger than the grace period may not be marked alive yet (its CLI is still connecting).
     const rows: { uuid: string }[] = await this.dataSource.query(
-      'SELECT uuid FROM webhook_endpoints WHERE type = $1',
-      [LISTEN_TYPE],
+      `SELECT uuid FROM webhook_endpoints
+       WHERE type = $1 AND created_at < now() - $2::int * interval '1 millisecond'`,
+      [LISTEN_TYPE, LISTEN_SESSION_GRACE_MS],
     );
     if (!rows.length) return 0;
     const alive = await this.channel.alive(rows.map((row) => row.uuid));
