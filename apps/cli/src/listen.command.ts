@@ -27,6 +27,11 @@ interface Session {
 
 /** The answer's body is recorded up to this many characters (the request log's own bound). */
 const ANSWER_BODY = 64 * 1024;
+/**
+ * The acknowledged answers a session remembers, newest kept: a retry comes within the retry schedule, and an
+ * event older than these that comes again is forwarded again (at least once, as a webhook is).
+ */
+const ACKNOWLEDGED_KEPT = 1_000;
 /** A stream silent this long (the api sends a comment every 15 s) is taken for dead and resumed. */
 const SILENT_STREAM_MS = 45_000;
 const RECONNECT_MS = [250, 500, 1000, 2000, 5000];
@@ -148,9 +153,16 @@ class Listener {
       const error = answer.error ? `: ${answer.error}` : '';
       out(`<-- [${statusText(answer)}] POST ${this.forwardTo} (${answer.duration_ms} ms)${error}`);
       if (answer.status !== undefined && answer.status >= 200 && answer.status < 300)
-        this.acknowledged.set(delivery.event_id, answer);
+        this.remember(delivery.event_id, answer);
     }
     await postAnswer(this.target, this.session.uuid, id, answer, delivery.deadline);
+  }
+
+  private remember(eventId: string, answer: Answer): void {
+    this.acknowledged.set(eventId, answer);
+    // A Map keeps insertion order: its first key is the oldest.
+    if (this.acknowledged.size > ACKNOWLEDGED_KEPT)
+      this.acknowledged.delete(this.acknowledged.keys().next().value!);
   }
 
   private async forward(delivery: Delivery): Promise<Answer> {
