@@ -1,8 +1,10 @@
 import 'reflect-metadata';
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { ChildProcess, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { dataSourceOptions } from '@wharf/core';
+import { API_NODE_FLAGS, dataSourceOptions } from '@wharf/core';
 import { AccountsService } from '@wharf/accounts';
 import { composeWharf, encryptSecret, generateSecret } from '@wharf/webhooks';
 import { DataSource } from 'typeorm';
@@ -26,9 +28,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WAREHOUSES = Number(process.env.BENCH_WAREHOUSES ?? 10_000);
 /** BENCH_ROUTES: a comma-separated selection of the routes below (e.g. `GET one,PUT`) to profile one. */
 const ONLY = process.env.BENCH_ROUTES?.split(',');
-const PORTS = { api: 3911, limit: 3912, peer: 3913 } as const;
+/**
+ * BENCH_BASE_DIST: the dist/ of a build of an earlier commit; its api runs as a fourth side ("base"), on the
+ * same database and alternating with the others, so a change is measured against the code before it.
+ */
+const BASE_DIST = process.env.BENCH_BASE_DIST;
+const PORTS = { api: 3911, limit: 3912, peer: 3913, base: 3914 } as const;
 type Side = keyof typeof PORTS;
-const SIDES = Object.keys(PORTS) as Side[];
+const SIDES = (Object.keys(PORTS) as Side[]).filter((side) => side !== 'base' || BASE_DIST);
 
 interface Measure {
   rps: number;
@@ -164,6 +171,27 @@ async function measure(url: string, pid: number, options: Partial<autocannon.Opt
   return run(url, options, DURATION, pid);
 }
 
+const cpuOf = (m: { cpu_us_per_request: { server: number; postgresql: number } }) =>
+  m.cpu_us_per_request.server + m.cpu_us_per_request.postgresql;
+
+/** The commit a build's dist/ was built from, when it sits in a git checkout. */
+function commitOf(dist: string): string | undefined {
+  try {
+    return execFileSync('git', ['-C', join(dist, '..'), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The api of another build (BENCH_BASE_DIST), started with that build's own Node flags. */
+function startBase(dist: string, env: Record<string, string>): ChildProcess {
+  const flagsFile = join(dist, 'libs', 'core', 'src', 'host', 'node-flags.js');
+  const flags = existsSync(flagsFile)
+    ? (createRequire(__filename)(flagsFile) as { API_NODE_FLAGS: string[] }).API_NODE_FLAGS
+    : API_NODE_FLAGS;
+  return forkScript(join(dist, 'apps', 'api', 'src', 'main.js'), env, [...process.execArgv, ...flags]);
+}
+
 const summarise = (list: Measure[]) => ({
   rps: Math.round(median(list.map((m) => m.rps))),
   p50_ms: median(list.map((m) => m.p50)),
@@ -230,27 +258,33 @@ async function main() {
         DATABASE_URL: config.databaseUrl,
         PORT: String(PORTS[name]),
       });
-    const processes = { api, limit: reference('limit'), peer: reference('peer') };
+    const processes: Partial<Record<Side, ChildProcess>> = {
+      api,
+      limit: reference('limit'),
+      peer: reference('peer'),
+    };
+    if (BASE_DIST) processes.base = startBase(BASE_DIST, { ...env, PORT: String(PORTS.base) });
     const targets = Object.fromEntries(
       SIDES.map((side) => [side, `http://127.0.0.1:${PORTS[side]}`]),
     ) as Record<Side, string>;
     await waitFor(`${targets.api}/health`);
     await waitFor(`${targets.limit}/`);
     await waitFor(`${targets.peer}/`);
+    if (BASE_DIST) await waitFor(`${targets.base}/health`);
     const plan = routes(api_key, uuids);
     await compareShapes(targets, api_key, uuids[0]);
-    const results: Record<string, Record<Side, Measure[]>> = {};
+    const results: Record<string, Partial<Record<Side, Measure[]>>> = {};
 
     const routeNames = Object.keys(plan).filter((route) => route !== 'POST keyed');
     for (const [name, options] of Object.entries(plan).filter(
       ([route]) => routeNames.includes(route) && (!ONLY || ONLY.includes(route)),
     )) {
-      results[name] = { api: [], limit: [], peer: [] };
+      results[name] = Object.fromEntries(SIDES.map((side) => [side, []]));
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate which side goes first so drift (caches, autovacuum) hits all alike.
         const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]);
         for (const side of order)
-          results[name][side].push(await measure(targets[side], processes[side].pid!, options));
+          results[name][side]!.push(await measure(targets[side], processes[side]!.pid!, options));
       }
     }
 
@@ -289,7 +323,8 @@ async function main() {
 
     const ratio = (a: number, b: number) => Number((a / b).toFixed(3));
     const table = Object.entries(results).map(([route, r]) => {
-      const [a, limit, peer] = [summarise(r.api), summarise(r.limit), summarise(r.peer)];
+      const [a, limit, peer] = [summarise(r.api!), summarise(r.limit!), summarise(r.peer!)];
+      const base = r.base && summarise(r.base);
       return {
         route,
         api: a,
@@ -297,10 +332,12 @@ async function main() {
         peer,
         ratio_to_limit: ratio(a.rps, limit.rps),
         ratio_to_peer: ratio(a.rps, peer.rps),
-        cpu_ratio_to_limit: ratio(
-          a.cpu_us_per_request.server + a.cpu_us_per_request.postgresql,
-          limit.cpu_us_per_request.server + limit.cpu_us_per_request.postgresql,
-        ),
+        cpu_ratio_to_limit: ratio(cpuOf(a), cpuOf(limit)),
+        ...(base && {
+          base,
+          ratio_to_base: ratio(a.rps, base.rps),
+          cpu_ratio_to_base: ratio(cpuOf(a), cpuOf(base)),
+        }),
       };
     });
     const postWith = summarise(withEndpoints);
@@ -312,6 +349,7 @@ async function main() {
         warmup_s: WARMUP,
         rounds: ROUNDS,
         warehouses: WAREHOUSES,
+        ...(BASE_DIST && { base_commit: commitOf(BASE_DIST) }),
       },
       routes: table,
       post_with_3_endpoints: {
@@ -327,7 +365,7 @@ async function main() {
             ratio_to_post_without: Number((summarise(keyed).rps / summarise(unkeyed).rps).toFixed(3)),
           }
         : null,
-      peak_rss_mb: Object.fromEntries(SIDES.map((side) => [side, peakRssMb(processes[side].pid!)])),
+      peak_rss_mb: Object.fromEntries(SIDES.map((side) => [side, peakRssMb(processes[side]!.pid!)])),
       targets: {
         ratio_to_limit: 1,
         ratio_to_peer: 3,
@@ -347,9 +385,14 @@ async function main() {
       );
     }
     for (const row of table)
+      if (row.base)
+        process.stdout.write(
+          `${row.route.padEnd(10)} base ${row.base.rps} req/s: api ÷ base ${row.ratio_to_base!.toFixed(2)}, CPU µs/req ${cpu(row.api)} vs ${cpu(row.base)}\n`,
+        );
+    for (const row of table)
       for (const side of SIDES)
-        if (row[side].errors)
-          process.stdout.write(`${row.route}: ${side} answered ${row[side].errors} errors\n`);
+        if (row[side]!.errors)
+          process.stdout.write(`${row.route}: ${side} answered ${row[side]!.errors} errors\n`);
     process.stdout.write(
       `POST with 3 endpoints: ${postWith.rps} req/s (${result.post_with_3_endpoints.ratio_to_post_without} of POST without)\n`,
     );

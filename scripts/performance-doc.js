@@ -40,6 +40,25 @@ function apiSection(api) {
     `${route.api.p50_ms} / ${route.api.p99_ms}`,
   ]);
   const s = api.settings;
+  const based = api.routes.filter((route) => route.base);
+  const baseSection = based.length
+    ? `
+
+Against an earlier build${s.base_commit ? ` (${s.base_commit})` : ''}, its api run as a fourth side on the same database
+(\`BENCH_BASE_DIST=<its dist/> npm run bench:api\`, each api with its own Node flags):
+
+${table(
+  ['route', 'api req/s', 'earlier req/s', 'api ÷ earlier', 'CPU µs api (server + pg)', 'CPU µs earlier'],
+  based.map((route) => [
+    route.route,
+    n(route.api.rps),
+    n(route.base.rps),
+    ratio(route.ratio_to_base),
+    `${n(route.api.cpu_us_per_request.server)} + ${n(route.api.cpu_us_per_request.postgresql)}`,
+    `${n(route.base.cpu_us_per_request.server)} + ${n(route.base.cpu_us_per_request.postgresql)}`,
+  ]),
+)}`
+    : '';
   const post = api.post_with_3_endpoints;
   const keyed = api.post_with_idempotency_key;
   const rss = api.peak_rss_mb;
@@ -51,7 +70,7 @@ npm run bench:api        # writes bench/results/api-latest.json
 \`\`\`
 
 ${n(s.warehouses)} warehouses, each with a location, 3 sections and 3 docks; ${s.connections} connections, ${s.rounds}
-rounds of ${s.duration_s} s per route (after ${s.warmup_s} s of warm-up), the three servers alternating. "limit" is plain
+rounds of ${s.duration_s} s per route (after ${s.warmup_s} s of warm-up), the ${based.length ? "four" : "three"} servers alternating. "limit" is plain
 Fastify + pg with one statement per route, "peer" stock NestJS with Express and TypeORM repositories
 (\`bench/references/\`). CPU is µs per request of the server process and of PostgreSQL.
 
@@ -82,7 +101,7 @@ ${table(
 - Targets: api ÷ limit ≥ ${targets.ratio_to_limit}, api ÷ peer ≥ ${targets.ratio_to_peer}, api peak RSS ≤ ${targets.api_peak_rss_mb} MB,
   POST with endpoints ≥ ${targets.post_with_3_endpoints} of POST without${
     targets.post_with_idempotency_key ? `, keyed POST ≥ ${targets.post_with_idempotency_key} of POST` : ''
-  }.`;
+  }.${baseSection}`;
 }
 
 function scaleSection(scale) {
