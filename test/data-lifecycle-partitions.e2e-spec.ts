@@ -326,7 +326,11 @@ describe('retention: whole partitions dropped, never a DELETE; what a delivery n
     const w2 = (await call('POST', W, warehouse('Delivered'))).body.warehouse.uuid;
     const delivered = await eventually(() => eventOf(acme, 'warehouse.created', w2));
     await eventually(async () => receiver.requests.some((r) => r.headers['webhook-id'] === delivered));
-    const [log] = await sql(api, 'SELECT uuid FROM webhook_request_logs WHERE event_id = $1', [delivered]);
+    // The attempt's row is written once the receiver's answer is in: after the request arrives, not with it.
+    const [log] = await eventually(async () => {
+      const rows = await sql(api, 'SELECT uuid FROM webhook_request_logs WHERE event_id = $1', [delivered]);
+      return rows.length ? rows : undefined;
+    });
     expect((await call('POST', `${L}/${log.uuid}/resend`)).status).toBe(200);
     await eventually(
       async () => receiver.requests.filter((r) => r.headers['webhook-id'] === delivered).length === 2,

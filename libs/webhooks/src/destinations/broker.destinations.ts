@@ -6,18 +6,12 @@ import { BROKER_CONNECTIONS, BROKER_IDLE_MS } from '../tuning';
 import { BlockedTargetError } from '../transport/blocked-target.error';
 import { Attempt, DestinationEndpoint, Message } from '../transport/destination';
 import { REDACTED } from '../transport/endpoint-auth';
-import { signatureHeaders } from '../transport/signature';
+import { signedHeaders } from '../transport/signature';
 import { brokerError } from './broker-error';
 import { BrokerUrl, brokerUrlRefusal, dialFor, parseBrokerUrl } from './broker-target';
 import { ConnectionPool } from './connection-pool';
 import { BrokerAnswer, BrokerType, DestinationConfig, failed } from './destination-type';
 import { BROKER_TYPES, secretFields } from './destination-types';
-
-/** The Standard Webhooks headers of a message, and as logged (the signature redacted, as for HTTP). */
-export function signedHeaders(secrets: string[], id: string, body: string, at: Date) {
-  const headers = { 'content-type': 'application/json', ...signatureHeaders(secrets, id, body, at) };
-  return { headers, logged: { ...headers, 'webhook-signature': REDACTED } };
-}
 
 /**
  * Publishes deliveries to brokers (RabbitMQ, NATS JetStream, MQTT, Redis streams) with the same envelope
@@ -46,7 +40,7 @@ export class BrokerDestinations implements OnApplicationShutdown {
       const answer = { ...failed(error), url: endpoint.url };
       return { ...base, ...this.logged(answer, {}), duration_ms: 0, permanent: false };
     }
-    const { headers, logged } = signedHeaders(endpoint.secrets, eventId, body, sentAt);
+    const { headers, logged } = signedHeaders(endpoint.secrets, { id: eventId, body, at: sentAt });
     const timeoutMs = this.config.webhooks.timeoutMs;
     const started = performance.now();
     let answer: BrokerAnswer;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, describeFailure } from '@wharf/core';
 import { MAX_LOGGED_BODY } from '../tuning';
 import { Attempt, DestinationEndpoint, Message } from '../transport/destination';
-import { signedHeaders } from './broker.destinations';
+import { signedHeaders } from '../transport/signature';
 import { ListenChannel } from './listen-channel';
 
 /**
@@ -33,7 +33,7 @@ export class ListenDestination {
       status: 'failed',
     });
     if (endpoint.unreadableSecret) return unanswered(`secret: ${endpoint.unreadableSecret}`);
-    const { headers, logged } = signedHeaders(endpoint.secrets, eventId, body, sentAt);
+    const { headers, logged } = signedHeaders(endpoint.secrets, { id: eventId, body, at: sentAt });
     let answer;
     try {
       answer = await this.channel.send(endpoint.uuid, {

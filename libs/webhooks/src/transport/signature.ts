@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { REDACTED } from './endpoint-auth';
 
 /** How a Standard Webhooks secret is written: this prefix, then its bytes in base64. */
 export const SECRET_PREFIX = 'whsec_';
@@ -20,4 +21,25 @@ export function signatureHeaders(secrets: string[], id: string, body: string, at
     'webhook-timestamp': String(timestamp),
     'webhook-signature': secrets.map((secret) => sign(secret, id, timestamp, body)).join(' '),
   };
+}
+
+/**
+ * A message's headers (JSON, then `plain`, then the Standard Webhooks ones) and the same as logged: the
+ * signature and every `secret` header (a receiver's credentials) redacted. HTTP, brokers and listen alike.
+ */
+export function signedHeaders(
+  secrets: string[],
+  message: { id: string; body: string; at: Date },
+  plain: Record<string, string> = {},
+  secret: Record<string, string> = {},
+) {
+  const headers: Record<string, string> = {
+    ...secret,
+    'content-type': 'application/json',
+    ...plain,
+    ...signatureHeaders(secrets, message.id, message.body, message.at),
+  };
+  const logged: Record<string, string> = { ...headers, 'webhook-signature': REDACTED };
+  for (const name in secret) logged[name] = REDACTED;
+  return { headers, logged };
 }

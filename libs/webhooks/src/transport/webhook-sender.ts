@@ -2,10 +2,9 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@wharf/core';
 import type { Agent } from 'undici';
 import { TARGET_CACHE_SIZE } from '../tuning';
-import { signatureHeaders } from './signature';
+import { signedHeaders } from './signature';
 import { BlockedTargetError } from './blocked-target.error';
 import { Attempt } from './destination';
-import { REDACTED } from './endpoint-auth';
 import { Answer, NO_ANSWER, Target, describeError, flatHeaders, readCapped, retryAfter } from './http-answer';
 import { targetPolicyOf, urlRefusal } from './target-policy';
 
@@ -84,7 +83,12 @@ export class WebhookSender implements OnApplicationShutdown {
     extra: Record<string, string> = {},
   ): Promise<Attempt> {
     const sentAt = new Date();
-    const { headers, logged } = signedHeaders(secrets, eventId, body, sentAt, extra);
+    const { headers, logged } = signedHeaders(
+      secrets,
+      { id: eventId, body, at: sentAt },
+      { 'user-agent': USER_AGENT },
+      extra,
+    );
     const target = this.target(url);
     const answer: Answer = target.refusal
       ? { ...NO_ANSWER, durationMs: 0, error: `blocked: ${target.refusal}`, permanent: true }
@@ -171,17 +175,4 @@ export class WebhookSender implements OnApplicationShutdown {
     if (!this.dispatcher || this.dispatcher.destroyed) return;
     await this.dispatcher.close();
   }
-}
-
-/** A signed POST's headers (Standard Webhooks), and as logged: the signature and `extra` redacted. */
-function signedHeaders(secrets: string[], id: string, body: string, at: Date, extra: Record<string, string>) {
-  const headers = {
-    ...extra,
-    'content-type': 'application/json',
-    'user-agent': USER_AGENT,
-    ...signatureHeaders(secrets, id, body, at),
-  };
-  const logged: Record<string, string> = { ...headers, 'webhook-signature': REDACTED };
-  for (const name in extra) logged[name] = REDACTED;
-  return { headers, logged };
 }
