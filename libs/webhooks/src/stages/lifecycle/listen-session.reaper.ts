@@ -9,8 +9,8 @@ import { PeriodicTask } from '../recovery/periodic-task';
 
 /**
  * Deletes the endpoint of each listen session, opened more than the grace period ago, whose stream has
- * been gone for the grace period (the CLI was killed, the laptop closed): its deliveries stop and nothing of it is left. A session the CLI ended itself
- * is gone already.
+ * been gone for the grace period (the CLI was killed, the laptop closed): its deliveries stop and nothing
+ * of it is left. A session the CLI ended itself is gone already.
  */
 @Injectable()
 export class ListenSessionReaper implements OnApplicationBootstrap, OnApplicationShutdown {
